@@ -17,8 +17,10 @@
 //     its size and how many entries came before; zeros to the end
 //     (preallocated space) are one with Zero set. An entry longer than
 //     the limit is streamed past, described by its header, its CRC
-//     computed on the way (one that does not match is a corrupt tail
-//     there). A legacy compressed wrapper's messages are counted from
+//     computed on the way; one that does not match, or inside which a
+//     batch whose CRC holds starts, has a corrupt length: a damaged
+//     region (DamageError) read past to that batch, or the next after
+//     it; torn only when the input ends inside it with no batch after. A legacy compressed wrapper's messages are counted from
 //     its decompressed set, and a batch's first timestamp is its first
 //     record's (under a delete horizon or log-append time too).
 //   - Indexes (.index, .timeindex: OffsetIndex, TimeIndex; .txnindex:
@@ -28,7 +30,8 @@
 //     holding its offset, each time entry's offset in the segment and its
 //     timestamp that batch's max timestamp (as kafka-dump-log.sh checks),
 //     entries rising, preallocated zero entries counted apart (entry 0
-//     included: an index of zeros has no entries).
+//     included: an index of zeros has no entries), a run of them in bulk
+//     (IndexReader.SkipZeros).
 //   - Producer-state snapshots (<offset>.snapshot; ProducerStateManager):
 //     the ProducerSnapshot schema, CRC-32C checked (ReadProducerSnapshot).
 //   - KRaft snapshots (<endOffset>-<epoch>.checkpoint, bootstrap.checkpoint;

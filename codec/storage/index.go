@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -65,7 +66,15 @@ type IndexReader struct {
 	base int64
 	n    int
 	buf  [34]byte
+	// ahead holds bytes SkipZeros read past the zero entries it counted:
+	// read before r. chunk is its memory (zeroChunk bytes, allocated at
+	// the first SkipZeros).
+	ahead, chunk []byte
+	err          error // what r returned while SkipZeros read ahead, for Next
 }
+
+// zeroChunk is how much SkipZeros reads at a time.
+const zeroChunk = 64 << 10
 
 // NewIndexReader reads the index r of kind for the segment whose base
 // offset is base (the number in its name). Reads are the caller's to
@@ -97,7 +106,25 @@ func (e *IndexTailError) Error() string {
 func (x *IndexReader) Next() (IndexEntry, error) {
 	size := x.kind.size()
 	b := x.buf[:size]
-	n, err := io.ReadFull(x.r, b)
+	n := copy(b, x.ahead)
+	x.ahead = x.ahead[n:]
+	var err error
+	switch {
+	case n == size:
+	case x.err != nil:
+		err = x.err
+		if n > 0 && errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		x.err = nil
+	default:
+		var m int
+		m, err = io.ReadFull(x.r, b[n:])
+		if n > 0 && errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		n += m
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return IndexEntry{}, io.EOF
@@ -129,14 +156,60 @@ func (x *IndexReader) Next() (IndexEntry, error) {
 	return e, nil
 }
 
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
+// SkipZeros passes over the entries from the reader's position on whose
+// every byte is zero, up to the first that is not, a partial entry or
+// the end, and returns how many it passed: the next Next reads the entry
+// after them, numbered after them. It reads the index zeroChunk bytes at
+// a time and compares whole blocks with zeros, so that an index
+// preallocated to gigabytes of zeros costs a read of them, not the work
+// of an entry each; it holds no more than zeroChunk bytes. An error of
+// the reader is Next's to return.
+func (x *IndexReader) SkipZeros() int {
+	size := x.kind.size()
+	if x.chunk == nil {
+		x.chunk = make([]byte, zeroChunk)
+	}
+	skipped := 0
+	for {
+		whole := len(x.ahead) / size * size
+		k := zeroPrefix(x.ahead[:whole]) / size
+		skipped += k
+		x.n += k
+		x.ahead = x.ahead[k*size:]
+		if k*size < whole || x.err != nil {
+			return skipped // an entry that is not zero, or the end
+		}
+		// Fewer than an entry's bytes left: read on after them.
+		rest := copy(x.chunk, x.ahead)
+		n, err := io.ReadAtLeast(x.r, x.chunk[rest:], size-rest)
+		x.ahead = x.chunk[:rest+n]
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = io.EOF
+			}
+			x.err = err
 		}
 	}
-	return true
 }
+
+// zeroBlock is what zeroPrefix compares whole blocks with.
+var zeroBlock [4096]byte
+
+// zeroPrefix is how many bytes p starts with that are zero.
+func zeroPrefix(p []byte) int {
+	i := 0
+	for i+len(zeroBlock) <= len(p) && bytes.Equal(p[i:i+len(zeroBlock)], zeroBlock[:]) {
+		i += len(zeroBlock)
+	}
+	for i < len(p) && p[i] == 0 {
+		i++
+	}
+	return i
+}
+
+// allZero says whether every byte of b is zero (a block at a time: a
+// segment's preallocated tail is gigabytes of them).
+func allZero(b []byte) bool { return zeroPrefix(b) == len(b) }
 
 // IndexProblem is an entry that disagrees with its segment or with the
 // entries before it.
@@ -261,7 +334,11 @@ func (c *IndexCheck) peek() *IndexEntry {
 			if c.zeros == 0 {
 				c.zeroAt = e.N
 			}
-			c.zeros++
+			// The zero entries after it are counted in bulk: a
+			// preallocated index is mostly them.
+			k := c.x.SkipZeros()
+			c.zeros += 1 + k
+			c.Entries += k
 			continue
 		}
 		if c.zeros > 0 && c.zeroAt == 0 {
@@ -578,7 +655,7 @@ func (c *IndexCheck) end(past func() string, damaged bool) {
 	// The reader (and the caller's buffer behind it) is done with: a
 	// partition's summaries hold their checks, one a segment, and kwire
 	// log read thousands of segments holding 128 KiB of buffers each.
-	c.x.r = eofReader{}
+	c.x.r, c.x.ahead, c.x.chunk = eofReader{}, nil, nil
 }
 
 // eofReader is a reader at its end.

@@ -5,9 +5,12 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"hash/crc32"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/storagedata"
 )
 
 // legacyMessage lays out a magic 0 or 1 message at offset, as Kafka's
@@ -108,4 +111,113 @@ func TestLegacyWrapperLogAppendTime(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.WriteJSON(&out, nil, b))
 	require.NotContains(t, out.String(), "logAppendTime")
+}
+
+// mixedSegment is a segment a broker before 0.11 started and a later one
+// went on with: messages of magic 0 and 1 (a gzip wrapper among them),
+// then record batches; at is where each entry starts.
+func mixedSegment() (log []byte, at []int64) {
+	var inner [][]byte
+	for i := 0; i < 3; i++ {
+		inner = append(inner, legacyMessage(1, int64(i), 0, 1700000000002+int64(i), []byte("k"), []byte("wrapped")))
+	}
+	entries := [][]byte{
+		legacyMessage(0, 0, 0, 0, []byte("k0"), []byte("magic zero")),
+		legacyMessage(1, 1, 0, 1700000000001, nil, []byte("magic one")),
+		gzipWrapper(1, 4, 1700000000004, inner...),
+		legacyMessage(1, 5, 0, 1700000000005, []byte("k5"), []byte("the last legacy message")),
+	}
+	for i := int64(0); i < 2; i++ {
+		b := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}, {Key: []byte("k"), Value: []byte("w"), TimestampDelta: 1}},
+			storagedata.BatchOptions{FirstTimestamp: 1700000000006 + 2*i, ProducerID: -1})
+		storagedata.Place(b, 6+2*i, 0)
+		entries = append(entries, b)
+	}
+	for _, e := range entries {
+		at = append(at, int64(len(log)))
+		log = append(log, e...)
+	}
+	return log, at
+}
+
+// Damage among legacy messages resumes at the next legacy message whose
+// CRC-32 holds, not only at a record batch: a resync knew magic 2 alone,
+// and a corrupt byte in a segment of an old broker hid every message
+// after it (a corrupt tail), or, before its batches, all of them up to
+// the first batch.
+func TestResyncFindsLegacyMessages(t *testing.T) {
+	log, at := mixedSegment()
+	bs, err := readAll(t, log)
+	require.NoError(t, err)
+	require.Len(t, bs, 6)
+	for i, b := range bs {
+		require.True(t, b.CRCValid, "entry %d", i)
+		require.Equal(t, at[i], b.Position)
+	}
+
+	for _, c := range []struct {
+		name       string
+		damage     func(b []byte)
+		at, resume int64
+		entries    []int // the entries read, by number
+		msg        string
+	}{
+		{"a magic byte", func(b []byte) { b[at[1]+16] = 7 }, at[1], at[2], []int{0, 2, 3, 4, 5}, "magic byte 7"},
+		{"a length too small", func(b []byte) { binary.BigEndian.PutUint32(b[at[1]+8:], 3) }, at[1], at[2], []int{0, 2, 3, 4, 5}, "less than the smallest entry"},
+		{"a length swallowing the next message", func(b []byte) { binary.BigEndian.PutUint32(b[at[0]+8:], uint32(at[2]-at[0]-12)) }, at[0], at[1], []int{1, 2, 3, 4, 5}, "the message at 0 declares"},
+		{"a length ending inside the wrapper", func(b []byte) { binary.BigEndian.PutUint32(b[at[1]+8:], uint32(at[2]-at[1]+8)) }, at[1], at[2], []int{0, 2, 3, 4, 5}, "its CRC does not match"},
+		{"the last legacy message's length past the end", func(b []byte) { binary.BigEndian.PutUint32(b[at[3]+8:], 4096) }, at[3], at[4], []int{0, 1, 2, 4, 5}, "runs past the bytes there"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), log...)
+			c.damage(b)
+			bs, damage, err := readAllDamage(t, b)
+			require.NoError(t, err)
+			require.Len(t, damage, 1)
+			require.Equal(t, c.at, damage[0].Position)
+			require.Equal(t, c.resume, damage[0].Resume(), damage[0].Error())
+			require.Contains(t, damage[0].Msg, c.msg)
+			require.Contains(t, damage[0].Error(), "read resumed at "+strconv.FormatInt(c.resume, 10)+", the next entry whose CRC holds")
+			var got []int
+			for _, e := range bs {
+				for i := range at {
+					if at[i] == e.Position {
+						got = append(got, i)
+						require.True(t, e.CRCValid, "entry %d", i)
+					}
+				}
+			}
+			require.Equal(t, c.entries, got)
+			require.Equal(t, bs[len(bs)-1].LastOffset, int64(9))
+		})
+	}
+}
+
+// A resync takes no legacy message at or below the last offset read
+// whose CRC held (a copy of one, as a batch at such an offset is not
+// taken), and no message whose key and value do not fill it.
+func TestResyncLegacyMessageMustBePlausible(t *testing.T) {
+	log, at := mixedSegment()
+	// Damage, then the second message again: offset 1, already read.
+	b := append(append([]byte(nil), log[:at[2]]...), []byte("junk-junk-junk")...)
+	b = append(b, log[at[1]:at[2]]...)
+	b = append(b, log[at[2]:]...)
+	bs, damage, err := readAllDamage(t, b)
+	require.NoError(t, err)
+	require.Len(t, damage, 1)
+	require.Equal(t, at[2], damage[0].Position)
+	require.Equal(t, at[2]+14+(at[2]-at[1]), damage[0].Resume(), "past the copy of offset 1")
+	require.Len(t, bs, 6)
+
+	// A message whose value's length says one byte fewer than there are.
+	m := legacyMessage(1, 1, 0, 1700000000001, nil, []byte("magic one"))
+	binary.BigEndian.PutUint32(m[len(m)-13:], 8)
+	binary.BigEndian.PutUint32(m[12:], crc32.ChecksumIEEE(m[16:]))
+	b = append(append(append(append([]byte(nil), log[:at[1]]...), []byte("junk-junk-junk")...), m...), log[at[2]:]...)
+	bs, damage, err = readAllDamage(t, b)
+	require.NoError(t, err)
+	require.Len(t, damage, 1)
+	require.Equal(t, at[1], damage[0].Position)
+	require.Equal(t, at[1]+14+int64(len(m)), damage[0].Resume(), "not at the message that does not fill itself")
+	require.Len(t, bs, 5)
 }

@@ -101,8 +101,9 @@ type Batch struct {
 	// passed over by its length, and Bytes holds only its first bytes
 	// (a batch's 61-byte header and a little more, a legacy message's
 	// header), which the fields above describe. Its CRC was computed as
-	// it streamed past and matched (one that did not ends the segment in
-	// a TailError).
+	// it streamed past and matched (one that did not, or inside which a
+	// batch whose CRC holds starts, is a corrupt length: a DamageError,
+	// or a TailError when no batch follows; see skip).
 	Skipped bool
 }
 
@@ -141,9 +142,12 @@ func (e *TailError) Error() string {
 // that are no entry (a corrupt length or magic byte, a batch whose length
 // runs past the bytes that follow it or whose CRC fails because of it),
 // with whole batches after them. Next reports it, then reads on from
-// Resume, the next position where a batch header is plausible and its
-// CRC-32C holds. Unlike a TailError it does not end the segment: a torn
-// write can only be at the end of a file.
+// Resume, the next position where an entry's header is plausible and its
+// CRC holds: a record batch, or a legacy message of magic 0 or 1 (a
+// broker before 0.11 wrote them), so that damage in a segment of an old
+// broker resumes at the next message, not at the first batch. Unlike a
+// TailError it does not end the segment: a torn write can only be at the
+// end of a file.
 type DamageError struct {
 	Position int64  // where the damage starts
 	Size     int64  // its bytes, up to Resume
@@ -163,7 +167,7 @@ func (e *DamageError) Error() string {
 func (e *DamageError) Text() string {
 	return "bytes " + strconv.FormatInt(e.Position, 10) + "-" + strconv.FormatInt(e.Resume()-1, 10) + " (" + strconv.FormatInt(e.Size, 10) +
 		" bytes, after " + strconv.FormatInt(e.Batches, 10) + " entries) are no batch: " + e.Msg + "; read resumed at " +
-		strconv.FormatInt(e.Resume(), 10) + ", the next batch whose CRC holds"
+		strconv.FormatInt(e.Resume(), 10) + ", the next entry whose CRC holds"
 }
 
 // Segment reads a segment's entries one at a time.
@@ -178,21 +182,25 @@ type Segment struct {
 	// back holds bytes read from r and given back by a resync: read
 	// before r.
 	back []byte
-	// goodLast is the last offset of the last batch whose CRC held: a
-	// resync takes no batch below it.
+	// goodLast is the last offset of the last entry whose CRC held: a
+	// resync takes no entry below it.
 	goodLast int64
 	// budget is the CRC bytes a resync may still compute: MaxBatch to
 	// start with, and resyncCRCPerByte more for every position scanned,
 	// so that a file of candidate headers costs linear work.
 	budget int64
-	// resyncCRC counts the CRC bytes resyncs computed.
-	resyncCRC int64
-	bufAt     int64 // where s.buf starts during a scan
-	zero      bool  // every byte a scan dropped was zero
-	dec       decoding
+	// resyncCRC counts the CRC bytes resyncs computed, looked the
+	// positions a scan judged one at a time.
+	resyncCRC, looked int64
+	bufAt             int64 // where s.buf starts during a scan
+	zero              bool  // every byte a scan dropped was zero
+	dec               decoding
 	// inflated is the memory describe decompresses a legacy wrapper's
 	// messages (or a batch's first record) into, reused.
 	inflated []byte
+	// head holds the first bytes of an entry passed over for its size
+	// (skip): Batch.Bytes.
+	head []byte
 }
 
 // NewSegment reads the segment r. Reads are the caller's to buffer.
@@ -282,40 +290,82 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	b.CRCValid = entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, s.buf)
-	if !b.CRCValid && magic == 2 {
-		// A corrupt length that stays inside the file: the batch swallows
-		// the batches after it. One whose CRC holds starting inside it
-		// says so; otherwise it is a batch with a wrong CRC.
+	if !b.CRCValid {
+		// A corrupt length that stays inside the file: the entry swallows
+		// the entries after it. One whose CRC holds starting inside it
+		// says so; otherwise it is an entry with a wrong CRC.
 		size := len(s.buf)
 		if at, _, err := s.scan(start, size); err != nil {
 			return nil, err
 		} else if at >= 0 {
-			stored, computed := storedCRC(2, s.buf), entryCRC(2, s.buf[crcFrom(2):size], 0)
+			stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
 			s.giveBack(int(at - start))
-			return nil, s.damage(start, at, "the batch at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
+			return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
 				" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")")
 		}
 		s.giveBack(size)
 	}
 	b.Bytes = s.buf
 	s.describe(b)
-	if b.CRCValid && magic == 2 {
+	if b.CRCValid {
 		s.goodLast = b.LastOffset
 	}
 	s.batches++
 	return b, nil
 }
 
-// plausibleHeader says whether the 61-byte batch header p could be a
-// batch's after one whose last offset was goodLast: its base offset past
-// it, its last offset delta, record count and partition leader epoch not
-// negative (-1 for the epoch), a known compression codec, a max timestamp
-// of -1 or more.
-func plausibleHeader(p []byte, goodLast int64) bool {
+// candidateHead is how much of a candidate entry scan judges before
+// reading ahead by its length: a legacy message up to its key's length
+// (22 bytes for magic 0, 30 for magic 1), a batch's 61-byte header.
+var candidateHead = [...]int{entryHead + 10, entryHead + 18, entryHead + minBatch}
+
+// plausibleHeader says whether p, the first candidateHead[magic] bytes of
+// an entry declaring length bytes after its length, could be an entry's
+// after one whose last offset was goodLast. A batch: its base offset past
+// goodLast, its last offset delta, record count and partition leader
+// epoch not negative (-1 for the epoch), a known compression codec and no
+// attribute bit Kafka does not define (7 to 15), timestamps, producer id,
+// epoch and base sequence of -1 or more. A legacy message (magic 0 or 1,
+// as a broker before 0.11 wrote them): its offset past goodLast, a codec
+// legacy messages have (none, gzip, snappy, lz4) and no attribute bit
+// past the timestamp type's, a timestamp of -1 or more (magic 1), a key
+// length of -1 or more that fits in the length. A candidate in a batch's
+// bytes (the records of one passed over for its length) passes for a
+// header at fewer than one random position in 10^9, and only then is
+// read ahead by its length.
+func plausibleHeader(magic int8, p []byte, length, goodLast int64) bool {
+	if magic < 2 {
+		at := candidateHead[magic] - 4
+		key := int64(int32(binary.BigEndian.Uint32(p[at:])))
+		return int64(binary.BigEndian.Uint64(p)) > goodLast && p[17]&7 <= 3 && p[17]&0xf0 == 0 && (magic == 0 || int64(binary.BigEndian.Uint64(p[18:])) >= -1) &&
+			key >= -1 && int64(at)+4+max(key, 0)+4 <= entryHead+length
+	}
 	base := int64(binary.BigEndian.Uint64(p))
-	return base > goodLast && int32(binary.BigEndian.Uint32(p[12:])) >= -1 && binary.BigEndian.Uint16(p[21:])&7 <= 4 &&
-		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
+	attrs := binary.BigEndian.Uint16(p[21:])
+	return base > goodLast && int32(binary.BigEndian.Uint32(p[12:])) >= -1 && attrs&7 <= 4 && attrs>>7 == 0 &&
+		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[27:])) >= -1 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
+		int64(binary.BigEndian.Uint64(p[43:])) >= -1 && int16(binary.BigEndian.Uint16(p[51:])) >= -1 && int32(binary.BigEndian.Uint32(p[53:])) >= -1 &&
 		int32(binary.BigEndian.Uint32(p[57:])) >= 0
+}
+
+// maxResyncKey is the longest key of a legacy message scan finds: a key's
+// length is judged only by reading the key, and in a batch's bytes a
+// header that passes for a legacy message's is common enough (its magic
+// byte a zero) that reading ahead by what its key's length says, up to
+// MaxBatch, cost megabytes. Legacy keys are short (a compressed
+// wrapper's is null).
+const maxResyncKey = 64 << 10
+
+// legacyFills says whether the legacy message p declaring length bytes
+// after its length (its header plausible, p holding it to its value's
+// length) is its key and value exactly: its value's length, -1 or more,
+// ends it.
+func legacyFills(p []byte, length int64) bool {
+	at := candidateHead[p[magicAt]] - 4
+	key := int64(int32(binary.BigEndian.Uint32(p[at:])))
+	v := at + 4 + int(max(key, 0))
+	value := int64(int32(binary.BigEndian.Uint32(p[v:])))
+	return value >= -1 && int64(v)+4+max(value, 0) == entryHead+length
 }
 
 // damage reports the bytes from start to at as no batch, read on from at.
@@ -346,10 +396,11 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 	return s.tail(start, torn, msg)
 }
 
-// scan looks for the first batch after start whose header is plausible
-// (magic 2, a length from the smallest batch's to MaxBatch that fits in
-// the bytes there, a base offset past the last good batch's, a last
-// offset delta not negative) and whose CRC-32C holds, reading on from
+// scan looks for the first entry after start whose header is plausible
+// (plausibleHeader: a batch, or a legacy message of a broker before 0.11
+// whose key and value fill it; a length from the smallest entry's to
+// MaxBatch that fits in the bytes there, an offset past the last good
+// entry's) and whose CRC holds (CRC-32C, CRC-32), reading on from
 // s.buf, which holds the bytes from start. With limit >= 0 only batches
 // starting fewer than limit bytes after start are looked for, and s.buf
 // keeps every byte; otherwise bytes behind the scan are dropped (s.bufAt
@@ -358,9 +409,24 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 // the batch's position, or -1 (and, when the CRC budget stopped it, why).
 func (s *Segment) scan(start int64, limit int) (at int64, capped string, err error) {
 	s.bufAt, s.zero = start, true
-	for i := 1; limit < 0 || i < limit; i++ {
+	return s.scanFrom(1, limit, nil)
+}
+
+// scanFrom is scan from s.buf[i] on, s.bufAt being where s.buf starts.
+// With over set (an entry longer than MaxBatch being passed over), the
+// bytes dropped are first added to its CRC, and the scan stops, returning
+// -1, at the entry's end: what follows it is looked at only once the
+// entry is known to be no entry.
+func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string, err error) {
+	for ; limit < 0 || i < limit; i++ {
+		if over != nil && s.bufAt+int64(i) >= over.end {
+			return -1, "", nil
+		}
 		s.budget += resyncCRCPerByte
 		if limit < 0 && i >= 64<<10 && i >= len(s.buf)/2 {
+			if over != nil {
+				over.feed(s, s.bufAt+int64(i))
+			}
 			s.zero = s.zero && allZero(s.buf[:i])
 			n := copy(s.buf, s.buf[i:])
 			s.buf = s.buf[:n]
@@ -376,25 +442,58 @@ func (s *Segment) scan(start int64, limit int) (at int64, capped string, err err
 			}
 		}
 		p := s.buf[i:]
-		if p[magicAt] != 2 {
+		if binary.BigEndian.Uint32(p[8:12]) == 0 {
+			// No entry is that short, nor is one whose length's bytes
+			// are in the zeros that follow: past them at once (a
+			// preallocated segment's tail is gigabytes of zeros).
+			if z := zeroPrefix(p[12:]); z > 0 {
+				s.budget += resyncCRCPerByte * int64(z)
+				i += z
+			}
+			continue
+		}
+		s.looked++
+		magic := int8(p[magicAt])
+		if magic < 0 || magic > 2 {
 			continue
 		}
 		length := int64(int32(binary.BigEndian.Uint32(p[8:12])))
-		if length < minBatch || length > int64(s.o.MaxBatch) {
+		if length < [...]int64{minMessageV0, minMessageV1, minBatch}[magic] || length > int64(s.o.MaxBatch) {
 			continue
 		}
-		// The header first (61 bytes), so that a length is only read
-		// ahead for a header that is plausible all through.
-		if len(s.buf) < i+entryHead+minBatch {
-			if _, err := s.fill(i + entryHead + minBatch); err != nil {
+		// The header first, so that a length is only read ahead for a
+		// header that is plausible all through.
+		head := candidateHead[magic]
+		if len(s.buf) < i+head {
+			if _, err := s.fill(i + head); err != nil {
 				if !errors.Is(err, io.EOF) {
 					return -1, "", err
 				}
 				continue // it does not fit in the bytes there
 			}
 		}
-		if !plausibleHeader(s.buf[i:i+entryHead+minBatch], s.goodLast) {
+		if !plausibleHeader(magic, s.buf[i:i+head], length, s.goodLast) {
 			continue
+		}
+		if magic < 2 {
+			// Then its key, so that only a message whose value's length
+			// ends it exactly is read ahead by its length; a key longer
+			// than maxResyncKey is not read ahead for.
+			key := int(int32(binary.BigEndian.Uint32(s.buf[i+head-4:])))
+			if key > maxResyncKey {
+				continue
+			}
+			if len(s.buf) < i+head+max(key, 0)+4 {
+				if _, err := s.fill(i + head + max(key, 0) + 4); err != nil {
+					if !errors.Is(err, io.EOF) {
+						return -1, "", err
+					}
+					continue
+				}
+			}
+			if !legacyFills(s.buf[i:], length) {
+				continue
+			}
 		}
 		if len(s.buf) < i+entryHead+int(length) {
 			if _, err := s.fill(i + entryHead + int(length)); err != nil {
@@ -405,18 +504,35 @@ func (s *Segment) scan(start int64, limit int) (at int64, capped string, err err
 			}
 		}
 		p = s.buf[i : i+entryHead+int(length)]
-		cost := length - 9
+		cost := int64(len(p) - crcFrom(magic))
 		if cost > s.budget {
 			return -1, "the search for a batch after it stopped at " + strconv.FormatInt(s.bufAt+int64(i), 10) + ", where a candidate's CRC would pass the work allowed (" +
 				strconv.FormatInt(int64(s.o.MaxBatch), 10) + " CRC bytes and " + strconv.Itoa(resyncCRCPerByte) + " per byte scanned)", nil
 		}
 		s.budget -= cost
 		s.resyncCRC += cost
-		if entryCRC(2, p[crcFrom(2):], 0) == storedCRC(2, p) {
+		if entryCRC(magic, p[crcFrom(magic):], 0) == storedCRC(magic, p) {
 			return s.bufAt + int64(i), "", nil
 		}
 	}
 	return -1, "", nil
+}
+
+// passing is an entry longer than MaxBatch being passed over: where it
+// ends, and its CRC so far, computed up to fed.
+type passing struct {
+	end, fed int64
+	h        crcHash
+}
+
+// feed adds the bytes of s.buf up to the position upto (the entry's end
+// at most) to the entry's CRC.
+func (p *passing) feed(s *Segment, upto int64) {
+	upto = min(upto, p.end, s.bufAt+int64(len(s.buf)))
+	if upto > p.fed {
+		p.h.Write(s.buf[p.fed-s.bufAt : upto-s.bufAt])
+		p.fed = upto
+	}
 }
 
 // skippedHead is how much of an entry passed over for its size is held: a
@@ -426,37 +542,110 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 
 // skip passes over the entry b starts, longer than MaxBatch, without
 // holding it: its header is read and described, its CRC computed over the
-// bytes as they stream past. One whose CRC does not match them is taken
-// for no entry at all: a length past the limit with a wrong CRC is a
-// corrupt length far more likely than a corrupt batch that big, and
-// nothing after it can be trusted to start an entry, so the segment ends
-// there in a corrupt tail (where Kafka's recovery truncates it).
+// bytes as they stream past. On the way it looks for a batch starting
+// inside it (scanFrom), as a resync does, holding only the bytes around
+// the candidate in view, so that a corrupt length (a high bit flipped
+// makes any entry longer than the limit) is told from a long entry:
+//
+//   - a batch whose CRC holds starts inside it: unless the entry ends
+//     within MaxBatch of that batch, is whole there and its CRC matches
+//     (a long entry that holds a batch's bytes), the entry's length is
+//     corrupt, and the bytes up to that batch are a damaged region
+//     (DamageError), read on from the batch;
+//   - none does, and the input ends inside it: a torn tail (the broker
+//     stopped while writing it);
+//   - none does, and its CRC does not match the bytes it spans: a
+//     corrupt length, the damage reaching to the next batch after its
+//     end, or the end of the input (a corrupt tail);
+//   - otherwise it is passed over (Skipped).
 func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	start := b.Position
-	torn := func() error {
-		return s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.FormatInt(s.pos-start-entryHead, 10)+" are there")
-	}
 	keep := min(entryHead+length, skippedHead[b.Magic])
-	if _, err := s.fill(int(keep)); err != nil {
+	if n, err := s.fill(int(keep)); err != nil {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, torn()
+		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
-	h := crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0)}
-	skipped, err := io.CopyN(&h, src{s}, entryHead+length-keep)
-	s.pos += skipped
+	s.head = append(s.head[:0], s.buf[:keep]...)
+	stored := storedCRC(b.Magic, s.head)
+	over := &passing{end: start + entryHead + length, fed: start + keep, h: crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.head[crcFrom(b.Magic):], 0)}}
+	long := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length, more than the limit (" + strconv.Itoa(s.o.MaxBatch) + ")"
+	crcWrong := func() string {
+		return ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "): a corrupt length"
+	}
+	s.bufAt, s.zero = start, false
+	at, capped, err := s.scanFrom(1, -1, over)
 	if err != nil {
-		if !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if at >= 0 {
+		// A batch whose CRC holds starts inside the entry: unless the
+		// entry is whole within MaxBatch of it and its CRC matches, its
+		// length is corrupt.
+		over.feed(s, at)
+		n := copy(s.buf, s.buf[at-s.bufAt:])
+		s.buf, s.bufAt = s.buf[:n], at
+		why := ", and a batch whose CRC holds starts inside it, " + strconv.FormatInt(over.end-at, 10) + " bytes before its end: a corrupt length"
+		if over.end-at <= int64(s.o.MaxBatch) {
+			if _, err := s.fill(int(over.end - at)); err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			if held := s.bufAt + int64(len(s.buf)); held < over.end {
+				why = ", and the input ends " + strconv.FormatInt(held-start-entryHead, 10) + " bytes after its length: a corrupt length"
+			} else if over.feed(s, over.end); over.h.sum == stored {
+				return s.skipped(b, over.end)
+			} else {
+				why = crcWrong()
+			}
+		}
+		s.giveBack(0)
+		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why)
+	}
+	// No batch starts inside it (or the search stopped).
+	over.feed(s, over.end)
+	if capped != "" && over.fed < over.end {
+		n, err := io.CopyN(&over.h, src{s}, over.end-over.fed)
+		s.pos += n
+		over.fed += n
+		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, torn()
 	}
-	if stored := storedCRC(b.Magic, s.buf); h.sum != stored {
-		return nil, s.tail(start, false, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length, more than the limit ("+
-			strconv.Itoa(s.o.MaxBatch)+"), and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(h.sum)+"): a corrupt length")
+	if over.fed < over.end {
+		msg := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length; " + strconv.FormatInt(over.fed-start-entryHead, 10) + " are there"
+		if capped != "" {
+			msg += "; " + capped
+		}
+		return nil, s.tail(start, true, msg)
 	}
-	b.Bytes, b.Skipped, b.CRCValid = s.buf, true, true
+	if over.h.sum == stored {
+		return s.skipped(b, over.end)
+	}
+	msg := long + crcWrong()
+	if capped == "" {
+		// Read on past its end for the next batch.
+		if at, capped, err = s.scanFrom(int(over.end-s.bufAt), -1, nil); err != nil {
+			return nil, err
+		} else if at >= 0 {
+			s.giveBack(int(at - s.bufAt))
+			return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg)
+		}
+	}
+	if capped != "" {
+		msg += "; " + capped
+	}
+	return nil, s.tail(start, false, msg)
+}
+
+// skipped gives the entry b, passed over to end and its CRC found to
+// match, back: described by its header, the bytes read past its end
+// given back.
+func (s *Segment) skipped(b *Batch, end int64) (*Batch, error) {
+	if s.bufAt+int64(len(s.buf)) > end {
+		s.giveBack(int(end - s.bufAt))
+	}
+	b.Bytes, b.Skipped, b.CRCValid = s.head, true, true
 	s.describe(b)
 	s.batches++
 	return b, nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"math/rand"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -75,34 +76,147 @@ func TestSkippedBatchIsDescribedByItsHeader(t *testing.T) {
 	require.Zero(t, tc.Count, "%v", tc.Problems)
 }
 
-// A length past the limit whose CRC does not match the bytes it spans is
-// a corrupt length: the segment ends in a corrupt tail at that entry's
-// own position (the rest of the input), not with the entry passed over
-// and the damage reported wherever the wrong length happened to land.
-func TestSkippedBatchWithACorruptLengthIsACorruptTail(t *testing.T) {
-	log, _, _ := testSegment(0, 40)
-	first := binary.BigEndian.Uint32(log[8:12]) + 12
-	second := first + binary.BigEndian.Uint32(log[first+8:]) + 12
-	bad := append([]byte(nil), log...)
-	binary.BigEndian.PutUint32(bad[second+8:], 2000) // was about 100: now over the limit, inside the file
-	s := NewSegment(bytes.NewReader(bad), SegmentOptions{MaxBatch: 1000})
-	var n int
+// readOpts reads log to its end with o, reading on past damaged regions.
+func readOpts(log []byte, o SegmentOptions) (bs []*Batch, damage []*DamageError, err error) {
+	s := NewSegment(bytes.NewReader(log), o)
 	for {
-		_, err := s.Next()
-		if err == nil {
-			n++
+		b, err := s.Next()
+		var de *DamageError
+		if errors.As(err, &de) {
+			damage = append(damage, de)
 			continue
 		}
-		var te *TailError
-		require.ErrorAs(t, err, &te)
-		require.False(t, te.Torn)
-		require.False(t, te.Zero)
-		require.Equal(t, int64(second), te.Position)
-		require.Equal(t, int64(len(bad))-int64(second), te.Size)
-		require.Contains(t, te.Msg, "CRC does not match")
-		break
+		if errors.Is(err, io.EOF) {
+			return bs, damage, nil
+		}
+		if err != nil {
+			return bs, damage, err
+		}
+		cp := *b
+		cp.Bytes = append([]byte(nil), b.Bytes...)
+		bs = append(bs, &cp)
 	}
-	require.Equal(t, 2, n)
+}
+
+// A length past the limit, with the batches after it whole in the file,
+// is a corrupt length, not an entry to pass over: the bytes up to the
+// next batch whose CRC holds are a damaged region and reading resumes
+// there. Far from the entry's end (a batch inside, more than MaxBatch
+// before it), that batch decides; within MaxBatch of it, the entry's own
+// CRC does, read to its end.
+func TestSkippedBatchWithACorruptLengthIsDamage(t *testing.T) {
+	log, _, _ := testSegment(0, 40)
+	at := starts(log)
+	for _, c := range []struct {
+		length uint32
+		msg    string
+	}{
+		{2000, "starts inside it, 1897 bytes before its end: a corrupt length"},
+		{1100, "its CRC does not match them"},
+	} {
+		bad := append([]byte(nil), log...)
+		binary.BigEndian.PutUint32(bad[at[2]+8:], c.length) // was about 100: now over the limit, inside the file
+		bs, damage, err := readOpts(bad, SegmentOptions{MaxBatch: 1000})
+		require.NoError(t, err, "length %d", c.length)
+		require.Len(t, bs, 39)
+		require.Len(t, damage, 1)
+		require.Equal(t, at[2], damage[0].Position)
+		require.Equal(t, at[3], damage[0].Resume())
+		require.Contains(t, damage[0].Msg, "more than the limit (1000)")
+		require.Contains(t, damage[0].Msg, c.msg)
+		require.Equal(t, at[3], bs[2].Position)
+		for _, b := range bs {
+			require.False(t, b.Skipped)
+		}
+	}
+}
+
+// A length whose high bits are flipped (2 GiB) in the middle of a segment
+// with megabytes after it is damage, not a torn tail: reading resumes at
+// the next batch, with the default limit, and memory stays that of a
+// batch.
+func TestHugeCorruptLengthInTheMiddleIsDamage(t *testing.T) {
+	log, _, _ := testSegment(0, 20000) // about 2 MiB
+	at := starts(log)
+	bad := append([]byte(nil), log...)
+	bad[at[5]+8] |= 0x7f
+	var bs []*Batch
+	var damage []*DamageError
+	var err error
+	got := hostile.Allocated(func() { bs, damage, err = readOpts(bad, SegmentOptions{}) })
+	require.NoError(t, err)
+	require.Len(t, damage, 1)
+	require.Equal(t, at[5], damage[0].Position)
+	require.Equal(t, at[6], damage[0].Resume())
+	require.Contains(t, damage[0].Msg, "more than the limit")
+	require.Contains(t, damage[0].Msg, "a corrupt length")
+	require.Len(t, bs, 19999)
+	require.Less(t, got, uint64(len(bad))*3/2+8<<20, "allocated for a %d-byte segment", len(bad))
+}
+
+// A real torn tail stays one: an entry longer than the limit that the
+// end of the file cuts short, nothing whole after it, is torn, whether
+// the file ends in its header or past it.
+func TestSkippedBatchCutShortIsTorn(t *testing.T) {
+	log, _, _ := skipSegment() // small, big (2000 bytes of value), small
+	at := starts(log)
+	for _, cut := range []int64{at[1] + 40, at[1] + 1500, at[2] - 1} {
+		bs, damage, err := readOpts(log[:cut], SegmentOptions{MaxBatch: 1000})
+		require.Len(t, bs, 1)
+		require.Empty(t, damage)
+		var te *TailError
+		require.ErrorAs(t, err, &te, "cut at %d", cut)
+		require.True(t, te.Torn, "cut at %d: %v", cut, te)
+		require.Equal(t, at[1], te.Position)
+		require.Equal(t, cut-at[1], te.Size)
+		require.Contains(t, te.Msg, "bytes after its length; ")
+	}
+}
+
+// A long entry whose CRC does not match, no batch inside it, is a corrupt
+// length all the same: the damage ends where the batch after it starts.
+// Past the last batch, it is a corrupt tail.
+func TestSkippedBatchWithAWrongCRCIsDamage(t *testing.T) {
+	log, _, _ := skipSegment()
+	at := starts(log)
+	bad := append([]byte(nil), log...)
+	bad[at[1]+500] ^= 0xff
+	bs, damage, err := readOpts(bad, SegmentOptions{MaxBatch: 1000})
+	require.NoError(t, err)
+	require.Len(t, bs, 2)
+	require.Len(t, damage, 1)
+	require.Equal(t, at[1], damage[0].Position)
+	require.Equal(t, at[2], damage[0].Resume())
+	require.Contains(t, damage[0].Msg, "its CRC does not match them")
+
+	bs, damage, err = readOpts(bad[:at[2]], SegmentOptions{MaxBatch: 1000})
+	require.Len(t, bs, 1)
+	require.Empty(t, damage)
+	var te *TailError
+	require.ErrorAs(t, err, &te)
+	require.False(t, te.Torn)
+	require.Equal(t, at[1], te.Position)
+	require.Contains(t, te.Msg, "its CRC does not match them")
+}
+
+// A long entry whose value holds a whole batch, its CRC right, is passed
+// over as one entry: the batch inside is its bytes, not where it ends.
+func TestSkippedBatchHoldingABatchIsPassedOver(t *testing.T) {
+	inner := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("inner")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	storagedata.Place(inner, 900, 0)
+	small := func(ts int64) []byte {
+		return storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: ts, ProducerID: -1})
+	}
+	value := append(append(bytes.Repeat([]byte("x"), 600), inner...), bytes.Repeat([]byte("y"), 300)...)
+	big := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: value}}, storagedata.BatchOptions{FirstTimestamp: 1700000001000, ProducerID: -1})
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{small(1700000000000), big, small(1700000002000)}, 1<<20)
+	bs, damage, err := readOpts(log, SegmentOptions{MaxBatch: 1000})
+	require.NoError(t, err)
+	require.Empty(t, damage)
+	require.Len(t, bs, 3)
+	require.True(t, bs[1].Skipped)
+	require.True(t, bs[1].CRCValid)
+	require.Equal(t, int64(2), bs[2].BaseOffset)
 }
 
 // zeros reads as n zero bytes.
@@ -144,6 +258,34 @@ func TestSkippedBatchIsStreamedNotHeld(t *testing.T) {
 	require.Less(t, got, uint64(1<<20))
 }
 
+// A batch past the limit whose records look random (compressed), its CRC
+// right, is streamed past as zeros are: the look for a batch inside it
+// (a corrupt length's) finds no header plausible enough to read ahead
+// by its length, which cost 64 MiB held and 134 MB allocated while
+// headers needed less to pass.
+func TestSkippedBatchOfRandomBytesIsStreamedNotHeld(t *testing.T) {
+	const size = 70 << 20
+	h := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	b := make([]byte, size)
+	copy(b, h[:61])
+	rand.New(rand.NewSource(1)).Read(b[61:])
+	binary.BigEndian.PutUint32(b[8:], uint32(size-12))
+	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], castagnoli))
+	var bt *Batch
+	var err error
+	got := hostile.Allocated(func() {
+		s := NewSegment(bytes.NewReader(b), SegmentOptions{})
+		bt, err = s.Next()
+		if err == nil {
+			_, err = s.Next()
+		}
+	})
+	require.ErrorIs(t, err, io.EOF)
+	require.True(t, bt.Skipped)
+	require.True(t, bt.CRCValid)
+	require.Less(t, got, uint64(1<<20))
+}
+
 // A segment a broker preallocated (file.preallocate) and crashed with ends
 // in zeros: a tail said to be zeros, neither torn nor corrupt, which
 // EncodeLine gives back from its size. Zeros followed by anything else are
@@ -169,4 +311,22 @@ func TestZeroFilledTailIsPreallocatedSpace(t *testing.T) {
 	require.False(t, te.Zero)
 	require.False(t, te.Torn)
 	require.Contains(t, te.Msg, "length 0")
+}
+
+// A preallocated segment's zeros to the end are passed over a block at a
+// time, not judged as a possible entry a byte at a time: a 1 GiB
+// preallocated segment took seconds of a resync's scan to be found zeros.
+func TestZeroTailIsScannedInBulk(t *testing.T) {
+	log, _, _ := testSegment(0, 2)
+	const tail = 64 << 20
+	s := NewSegment(io.MultiReader(bytes.NewReader(log), &zeros{tail}), SegmentOptions{})
+	var err error
+	for n := 0; err == nil; n++ {
+		_, err = s.Next()
+	}
+	var te *TailError
+	require.ErrorAs(t, err, &te)
+	require.True(t, te.Zero)
+	require.Equal(t, int64(tail), te.Size)
+	require.Less(t, s.looked, int64(tail/256), "positions judged one at a time")
 }
