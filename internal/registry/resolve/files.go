@@ -41,7 +41,8 @@ const MaxFile = 4 << 20
 // References: a .proto file's imports are files by their import path
 // from the top (google/protobuf/*.proto are built in); an Avro schema may
 // use the named types defined in the other .avsc files (e.g.
-// com.acme.Address.avsc); a JSON Schema's $refs name the other .json
+// com.acme.Address.avsc; of files of one name in several folders, the one
+// nearest the schema's folder); a JSON Schema's $refs name the other .json
 // files by their paths, relative to the schema's own folder. A .json file
 // named as no schema (not ID.json, TOPIC-value.json or TOPIC-key.json)
 // is a JSON Schema document only when it looks like one (LooksLikeJSONSchema):
@@ -307,10 +308,24 @@ func (d *Files) references(s *payload.Schema, self string) error {
 			ext = ".json"
 		}
 		var names []string
+		nearest := map[string]int{} // Avro: a file name's index in names
 		for _, p := range d.Scan(false).Paths {
-			if p != self && Shared(path.Base(p), ext) {
-				names = append(names, p)
+			if p == self || !Shared(path.Base(p), ext) {
+				continue
 			}
+			// Avro types are named by what the files define, not by
+			// path: of two files of one name (a copy of
+			// com.acme.Address.avsc in each topic's folder) the one
+			// nearest the schema's is taken, not whichever is parsed
+			// last.
+			if i, ok := nearest[path.Base(p)]; ok && s.Type == payload.TypeAvro {
+				if nearer(path.Dir(self), p, names[i]) {
+					names[i] = p
+				}
+				continue
+			}
+			nearest[path.Base(p)] = len(names)
+			names = append(names, p)
 		}
 		sort.Strings(names)
 		if len(names) > maxRefs {
@@ -360,6 +375,32 @@ func (d *Files) protoImports(s *payload.Schema, seen map[string]*payload.Schema,
 		s.References = append(s.References, payload.Reference{Name: imp, Schema: r})
 	}
 	return nil
+}
+
+// nearer reports whether file a is nearer the folder dir than file b:
+// more of dir's folders in common, then nearer the top, then first by name.
+func nearer(dir, a, b string) bool {
+	ca, cb := common(dir, path.Dir(a)), common(dir, path.Dir(b))
+	if ca != cb {
+		return ca > cb
+	}
+	if da, db := depth(a), depth(b); da != db {
+		return da < db
+	}
+	return a < b
+}
+
+// common is how many leading folders two folders share.
+func common(x, y string) int {
+	if x == "." || y == "." {
+		return 0
+	}
+	xs, ys := strings.Split(x, "/"), strings.Split(y, "/")
+	n := 0
+	for n < len(xs) && n < len(ys) && xs[n] == ys[n] {
+		n++
+	}
+	return n
 }
 
 // relPath is target's path from the folder dir, both from the top.

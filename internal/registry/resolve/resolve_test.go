@@ -459,3 +459,24 @@ func TestLooksLikeJSONSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesAvroTypeNearestTheSchema: two files of one Avro type's name in
+// different folders (a copy in each topic's folder) are not both handed
+// to the parser, where the last would win, silently: each schema gets the
+// copy nearest its own folder.
+func TestFilesAvroTypeNearestTheSchema(t *testing.T) {
+	fsys := fstest.MapFS{
+		"orders/orders-value.avsc":     {Data: []byte(`{"type":"record","name":"O","fields":[{"name":"a","type":"com.acme.A"}]}`)},
+		"orders/com.acme.A.avsc":       {Data: []byte(`{"type":"fixed","name":"A","namespace":"com.acme","size":1}`)},
+		"payments/com.acme.A.avsc":     {Data: []byte(`{"type":"fixed","name":"A","namespace":"com.acme","size":2}`)},
+		"payments/payments-value.avsc": {Data: []byte(`{"type":"record","name":"P","fields":[{"name":"a","type":"com.acme.A"}]}`)},
+		"top-value.avsc":               {Data: []byte(`{"type":"record","name":"T","fields":[{"name":"a","type":"com.acme.A"}]}`)},
+	}
+	f := NewFiles("given", fsys)
+	for topic, want := range map[string]string{"orders": "orders/com.acme.A.avsc", "payments": "payments/com.acme.A.avsc", "top": "orders/com.acme.A.avsc"} {
+		s, err := f.SchemaFor(topic, false)
+		if err != nil || s == nil || len(s.References) != 1 || s.References[0].Schema.Text != string(fsys[want].Data) {
+			t.Errorf("%s: %+v %v, want the type of %s", topic, s, err, want)
+		}
+	}
+}
