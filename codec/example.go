@@ -109,20 +109,14 @@ func Example(api *schema.API, version int16, response bool) map[string]any {
 	return env
 }
 
-// exampleClientID is the client id a request carries: the Java client's
-// default for the kind of client that sends the API, or for the versions
-// only brokers send (schema.API.BrokerSent) the client id Kafka's broker
-// gives the client that sends them (node 1, as in exampleValues).
+// exampleClientID is the client id a request carries: for the requests
+// Kafka's brokers and controllers send, the client id Kafka's sender of
+// that request gives its own network client (node 1, as in
+// exampleValues); otherwise the Java client's default for the kind of
+// client that sends the API.
 func exampleClientID(api *schema.API, version int16) string {
-	if api.BrokerSent.Contains(version) {
-		switch api.Key {
-		case schema.KeyAddPartitionsToTxn:
-			// The broker's AddPartitionsToTxnManager: its NetworkClient,
-			// built by NetworkUtils.buildNetworkClient("AddPartitionsManager"),
-			// names itself prefix + "-client-" + node id.
-			return "AddPartitionsManager-client-1"
-		}
-		return "broker-1"
+	if id := serverClientID(api, version); id != "" {
+		return id
 	}
 	switch api.Key {
 	case schema.KeyProduce, schema.KeyInitProducerId, schema.KeyAddPartitionsToTxn, schema.KeyAddOffsetsToTxn,
@@ -137,10 +131,50 @@ func exampleClientID(api *schema.API, version int16) string {
 	switch api.Category {
 	case "records", "consumer groups", "share groups":
 		return "consumer-billing-1"
-	case "cluster and KRaft":
-		return "raft-client-1"
 	}
+	// The rest are an admin client's (kafka-metadata-quorum's
+	// DescribeQuorum, AddRaftVoter and RemoveRaftVoter included).
 	return "adminclient-1"
+}
+
+// serverClientID is the client id of a request that brokers or
+// controllers send, never clients ("" for the others; Fetch, which a
+// controller's raft client sends too, is a consumer's here), as node 1's
+// sender of it names its network client in Kafka:
+//
+//   - the KRaft quorum's own requests, sent by KafkaRaftClient through
+//     KafkaRaftManager's network client, "raft-client-" + node id: Vote,
+//     BeginQuorumEpoch, EndQuorumEpoch, FetchSnapshot, UpdateRaftVoter
+//     (a voter telling the leader its endpoints, KIP-853);
+//   - WriteTxnMarkers, sent by a transaction coordinator's
+//     TransactionMarkerChannelManager: "broker-" + broker id +
+//     "-txn-marker-sender";
+//   - AddPartitionsToTxn v4 and later (schema.API.BrokerSent), sent by a
+//     partition leader's AddPartitionsToTxnManager, whose NetworkClient
+//     (NetworkUtils.buildNetworkClient("AddPartitionsManager")) names
+//     itself prefix + "-client-" + node id;
+//   - the requests a broker or controller sends the active controller
+//     through NodeToControllerChannelManager (BrokerRegistration,
+//     BrokerHeartbeat, AlterPartition, Envelope, AllocateProducerIds,
+//     AssignReplicasToDirs, ControllerRegistration), and those of the
+//     ZooKeeper era's controller channel (LeaderAndIsr, StopReplica,
+//     UpdateMetadata) and a broker's controlled shutdown: the node id
+//     itself.
+func serverClientID(api *schema.API, version int16) string {
+	switch api.Key {
+	case schema.KeyVote, schema.KeyBeginQuorumEpoch, schema.KeyEndQuorumEpoch, schema.KeyFetchSnapshot, schema.KeyUpdateRaftVoter:
+		return "raft-client-1"
+	case schema.KeyWriteTxnMarkers:
+		return "broker-1-txn-marker-sender"
+	case schema.KeyBrokerRegistration, schema.KeyBrokerHeartbeat, schema.KeyAlterPartition, schema.KeyEnvelope,
+		schema.KeyAllocateProducerIds, schema.KeyAssignReplicasToDirs, schema.KeyControllerRegistration,
+		schema.KeyLeaderAndIsr, schema.KeyStopReplica, schema.KeyUpdateMetadata, schema.KeyControlledShutdown:
+		return "1"
+	}
+	if api.BrokerSent.Contains(version) && api.Key == schema.KeyAddPartitionsToTxn {
+		return "AddPartitionsManager-client-1"
+	}
+	return ""
 }
 
 // ExampleFrame encodes Example with its size prefix.

@@ -202,10 +202,11 @@ func TestExamplesArePlausible(t *testing.T) {
 			}
 		}
 		// A client id is a Java client's default (producer-1) or, for the
-		// requests brokers send, the name Kafka's broker gives its own
-		// clients (AddPartitionsManager-client-1).
+		// requests brokers and controllers send, the name Kafka's sender
+		// gives its own clients (AddPartitionsManager-client-1,
+		// raft-client-1, broker-1-txn-marker-sender, or the node id).
 		if hdr, _ := f.Root.Lookup("header.clientId"); hdr != nil && !hdr.Null {
-			if !regexp.MustCompile(`^[a-z]+(-[a-z0-9]+)+$|^[A-Z][A-Za-z]+-client-[0-9]+$`).Match(hdr.Raw) {
+			if !regexp.MustCompile(`^[a-z]+(-[a-z0-9]+)+$|^[A-Z][A-Za-z]+-client-[0-9]+$|^[0-9]+$`).Match(hdr.Raw) {
 				bad = append(bad, "clientId "+strconv.Quote(string(hdr.Raw)))
 			}
 		}

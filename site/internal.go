@@ -40,10 +40,21 @@ type internalTopicRow struct {
 	Name, Slug, Framing string
 	Coordinator         bool
 	Records             []internalRecordRow
+	// Clashes say, for each record type Kafka's files give more than one
+	// schema, which kwire tries first and why (InternalRecord.Clash).
+	Clashes []internalClash
+}
+
+// internalClash is a record type that two or more schemas share.
+type internalClash struct {
+	Type  int16
+	Names []string // in the order kwire tries them
+	Why   string
 }
 
 type internalRecordRow struct {
 	Type       int16
+	Clash      bool // the type is another record's too (the topic's Clashes)
 	Key        string
 	KeyVersion int16
 	Value      string
@@ -60,6 +71,7 @@ type internalRecordData struct {
 	KeyVersion       int16
 	Lo, Hi           int16
 	Rows             []internalVersionRow
+	Clash            *internalClash
 }
 
 type internalVersionRow struct {
@@ -83,6 +95,19 @@ type internalPageData struct {
 	Changes []change
 	First   bool
 	Error   string
+	Clash   *internalClash
+}
+
+// clashOf is the clash rec's type is part of in t, nil when none.
+func clashOf(t *schema.InternalTopic, rec *schema.InternalRecord) *internalClash {
+	if rec.Clash == "" {
+		return nil
+	}
+	c := &internalClash{Type: rec.Type, Why: rec.Clash}
+	for _, r := range t.RecordType(rec.Type) {
+		c.Names = append(c.Names, r.Value.Name)
+	}
+	return c
 }
 
 // partData is a key or value of the example record.
@@ -104,7 +129,10 @@ func (b *builder) internalPages() error {
 		row := internalTopicRow{Name: t.Name, Slug: internalSlug(t.Name), Framing: t.Framing.String(), Coordinator: t.Framing == schema.CoordinatorFraming}
 		for i := range t.Records {
 			rec := &t.Records[i]
-			r := internalRecordRow{Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, Index: internalRecordPath(t, rec)}
+			r := internalRecordRow{Type: rec.Type, Clash: rec.Clash != "", Value: rec.Value.Name, KeyVersion: rec.KeyVersion, Index: internalRecordPath(t, rec)}
+			if c := clashOf(t, rec); c != nil && (len(row.Clashes) == 0 || row.Clashes[len(row.Clashes)-1].Type != c.Type) {
+				row.Clashes = append(row.Clashes, *c)
+			}
 			if rec.Key != nil {
 				r.Key = rec.Key.Name
 			}
@@ -133,7 +161,7 @@ func internalRecordPath(t *schema.InternalTopic, rec *schema.InternalRecord) str
 // each with what changed from the one before.
 func (b *builder) internalRecordPage(t *schema.InternalTopic, rec *schema.InternalRecord) error {
 	d := internalRecordData{Topic: t.Name, TopicSlug: internalSlug(t.Name), Coordinator: t.Framing == schema.CoordinatorFraming,
-		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, Lo: rec.Value.Valid.Lo, Hi: rec.Value.Valid.Hi}
+		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, Lo: rec.Value.Valid.Lo, Hi: rec.Value.Valid.Hi, Clash: clashOf(t, rec)}
 	if rec.Key != nil {
 		d.Key = rec.Key.Name
 	}
@@ -145,7 +173,7 @@ func (b *builder) internalRecordPage(t *schema.InternalTopic, rec *schema.Intern
 
 func (b *builder) internalPage(t *schema.InternalTopic, rec *schema.InternalRecord, v int16) error {
 	d := internalPageData{Topic: t.Name, TopicSlug: internalSlug(t.Name), Coordinator: t.Framing == schema.CoordinatorFraming,
-		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, V: v, versionNav: newVersionNav(rec.Value.Valid, v)}
+		Type: rec.Type, Value: rec.Value.Name, KeyVersion: rec.KeyVersion, V: v, versionNav: newVersionNav(rec.Value.Valid, v), Clash: clashOf(t, rec)}
 	if rec.Key != nil {
 		d.Key = rec.Key.Name
 	}

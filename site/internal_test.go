@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/storage"
 )
 
 // Every record type of every internal topic has a page per value version,
@@ -85,6 +86,56 @@ func TestInternalRecordFolderHasAnIndex(t *testing.T) {
 			vp, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(InternalPath(topic, rec, rec.Value.Valid.Hi))))
 			require.NoError(t, err)
 			require.Contains(t, string(vp), `<a href="index.html">`+rec.Value.Name+`</a>`, dir)
+		}
+	}
+}
+
+// Type 29 of __cluster_metadata is two records in Kafka's files
+// (ClusterIdRecord, UnregisterControllerRecord): the internal topics'
+// page and both records' pages say which kwire reads a value as, in which
+// order they are tried and why (kafka/internal/CLASHES, through the
+// generator), and the record pages' examples read as what they draw. Bytes
+// that read as both are taken as ClusterIdRecord, and an
+// UnregisterControllerRecord that reads as a ClusterIdRecord does so only
+// with warnings that say something is wrong.
+func TestSharedRecordTypeSaysWhichIsRead(t *testing.T) {
+	out := buildOnce(t)
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(out, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	const says = `Type 29 is <code>ClusterIdRecord</code> and <code>UnregisterControllerRecord</code> in Kafka's files: kwire reads a value of type 29 as the first of them, in that order, whose bytes read whole, with a warning.`
+	for _, p := range []string{"internal.html", "internal/cluster_metadata/clusteridrecord/index.html", "internal/cluster_metadata/clusteridrecord/v0.html",
+		"internal/cluster_metadata/unregistercontrollerrecord/index.html", "internal/cluster_metadata/unregistercontrollerrecord/v0.html"} {
+		s := read(p)
+		if !strings.Contains(s, says) || !strings.Contains(s, "ClusterIdRecord is tried first because") {
+			t.Errorf("%s does not say how type 29 is read", p)
+		}
+	}
+	if n := strings.Count(read("internal.html"), `class="clash"`); n != 1 {
+		t.Errorf("internal.html: %d notes of shared types, want 1 (type 29)", n)
+	}
+	if s := read("internal/cluster_metadata/topicrecord/v0.html"); strings.Contains(s, `class="clash"`) {
+		t.Error("TopicRecord's page speaks of a shared type")
+	}
+
+	for _, c := range []struct {
+		value  []byte
+		schema string
+		warns  int
+	}{
+		{append(append([]byte{1, 29, 0, 23}, "5L6g3nShT-eMCtK--X86sw"...), 0), "ClusterIdRecord", 1},
+		{[]byte{1, 29, 0, 0, 0, 0, 1, 0}, "UnregisterControllerRecord", 1},
+		{[]byte{1, 29, 0, 4, 'a', 'b', 'c', 0}, "ClusterIdRecord", 1}, // reads as both: the first tried
+		{[]byte{1, 29, 0, 0, 1, 0, 1, 0}, "ClusterIdRecord", 3},       // controller id 65537: read wrong, loudly
+	} {
+		r := storage.DecodeTopicRecord("__cluster_metadata", storage.BytesPart(nil), storage.BytesPart(c.value))
+		js := string(r.AppendJSON(nil))
+		if r.Err != nil || !strings.Contains(js, `"schema":"`+c.schema+`"`) || len(r.Warnings()) != c.warns {
+			t.Errorf("% x: %v %s, want %s with %d warnings", c.value, r.Err, js, c.schema, c.warns)
 		}
 	}
 }

@@ -44,3 +44,33 @@ func TestBrokerSentVersionsSaySo(t *testing.T) {
 		t.Errorf("Produce v9 says brokers send it (%v)", err)
 	}
 }
+
+// The requests Kafka's brokers and controllers send show, in their
+// examples, the client id Kafka's sender gives them: a transaction
+// coordinator's WriteTxnMarkers "broker-1-txn-marker-sender", the KRaft
+// quorum's requests "raft-client-1", a broker's heartbeat to the
+// controller its node id; WriteTxnMarkers' was an admin client's and
+// BrokerHeartbeat's the raft client's.
+func TestServerSentExamplesCarryTheSendersClientID(t *testing.T) {
+	out := buildOnce(t)
+	for page, id := range map[string]string{
+		"writetxnmarkers/v1.html": "broker-1-txn-marker-sender",
+		"vote/v0.html":            "raft-client-1",
+		"fetchsnapshot/v0.html":   "raft-client-1",
+		"brokerheartbeat/v0.html": `title="header.clientId (nullable_string) [14, 15) = &#34;1&#34;"`,
+		"describequorum/v0.html":  "adminclient-1",
+	} {
+		b, err := os.ReadFile(filepath.Join(out, "api", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), id) {
+			t.Errorf("%s: no %s in the example", page, id)
+		}
+		for _, other := range []string{"adminclient-1", "raft-client-1", "consumer-billing-1", "producer-1"} {
+			if other != id && strings.Contains(string(b), other) {
+				t.Errorf("%s: the example carries %s", page, other)
+			}
+		}
+	}
+}

@@ -125,7 +125,7 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		fail(e, "%v", err)
 		return nil, "", 2
 	}
-	if cfg.payload, err = cfg.pf.hook(); err != nil {
+	if cfg.payload, err = cfg.pf.hook(e.stderr); err != nil {
 		fail(e, "%v", err)
 		return nil, "", 2
 	}

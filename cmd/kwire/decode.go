@@ -656,7 +656,7 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 	if err = c.pf.checkForm(c.jo); err != nil {
 		return err
 	}
-	if c.payload, err = c.pf.hook(); err != nil {
+	if c.payload, err = c.pf.hook(e.stderr); err != nil {
 		return err
 	}
 	return nil

@@ -22,7 +22,7 @@ func runExample(e *env, args []string) int {
 		return 1
 	}
 	pf := payloadFlags{mode: "decoded"}
-	hook, err := pf.hook()
+	hook, err := pf.hook(e.stderr)
 	if err != nil {
 		fail(e, "%v", err)
 		return 1

@@ -52,7 +52,7 @@ func runLog(e *env, args []string) int {
 		return code
 	}
 	var err error
-	if c.payload, err = pf.hook(); err != nil {
+	if c.payload, err = pf.hook(e.stderr); err != nil {
 		fail(e, "%v", err)
 		return 2
 	}

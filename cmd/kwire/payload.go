@@ -3,9 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -77,8 +76,10 @@ func (p *payloadFlags) registerPayloads(fs interface {
 	}
 	fs.StringVar(&p.mode, "payloads", mode, help)
 	fs.StringVar(&p.registry, "schema-registry", "", "read schemas by id from the Confluent-compatible registry at `URL` (credentials from "+registry.EnvUser+" and "+registry.EnvPassword+", or "+registry.EnvToken+")")
-	fs.StringVar(&p.dir, "schemas", "", "read schemas from the files in `DIR`: ID.avsc, ID.proto, ID.json by schema id; TOPIC-value.avsc (-key, .proto, .json) for payloads without the registry's framing; "+
-		"every .avsc, .proto and .json file is checked first, and one that cannot be used (it does not parse, with the files it refers to) is an error (exit 2) naming each such file and why")
+	fs.StringVar(&p.dir, "schemas", "", "read schemas from the files in `DIR` and its subfolders (a file's name says what it is, in any folder): ID.avsc, ID.proto, ID.json by schema id; TOPIC-value.avsc (-key, .proto, .json) for payloads without the registry's framing; "+
+		"every .avsc, .proto and .json file is checked first, and one that cannot be used (it does not parse, with the files it refers to, or names a schema another file as near the top names too) is an error (exit 2) naming each such file and why; "+
+		"a .json named as no schema that is plainly no JSON Schema (a package.json: JSON with none of JSON Schema's keywords, or text that is not JSON and names none) is skipped with a note; "+
+		"folders are read "+strconv.Itoa(resolve.MaxFolderDepth)+" levels down, "+strconv.Itoa(resolve.MaxEntries)+" files and folders in all (a note says when that stops), hidden ones and node_modules not at all")
 	fs.BoolVar(&p.validate, "validate", false, "check JSON Schema payloads against their schema (a warning when one does not match)")
 	fs.DurationVar(&p.timeout, "schema-registry-timeout", registry.DefaultTimeout, "give up on a schema registry request after this long")
 }
@@ -101,14 +102,14 @@ func (p *payloadFlags) registerServer(fs interface {
 
 // serverHook is hook for kwire serve: nil unless a schema source is
 // named, so that the API answers as the Worker's does by default.
-func (p *payloadFlags) serverHook() (payloadHook, error) {
+func (p *payloadFlags) serverHook(stderr io.Writer) (payloadHook, error) {
 	if err := p.validateNeedsSource(); err != nil {
 		return nil, err
 	}
 	if p.registry == "" && p.dir == "" {
 		return nil, nil
 	}
-	return p.hook()
+	return p.hook(stderr)
 }
 
 // topicNames is Options.TopicNames for the ids --topic-id names (nil when
@@ -164,8 +165,9 @@ func (p *payloadFlags) checkForm(jo jsonForm) error {
 type payloadHook = func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
 
 // hook builds the payload reader the flags ask for (nil with --payloads
-// bytes). An error is a usage error.
-func (p *payloadFlags) hook() (payloadHook, error) {
+// bytes), saying on stderr what --schemas DIR skips. An error is a usage
+// error.
+func (p *payloadFlags) hook(stderr io.Writer) (payloadHook, error) {
 	if err := p.validateNeedsSource(); err != nil {
 		return nil, err
 	}
@@ -192,7 +194,7 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := checkSchemaDir(p.dir); err != nil {
+		if err := checkSchemaDir(p.dir, stderr); err != nil {
 			return nil, err
 		}
 		srcs = append(srcs, d)
@@ -215,58 +217,50 @@ func (p *payloadFlags) hook() (payloadHook, error) {
 	return payloadHookOf(payload.NewDecoder(src, payload.Config{Validate: p.validate})), nil
 }
 
-// maxSchemaFiles bounds the files checkSchemaDir checks: far past a
-// registry's export; past it the rest are left to their lookups.
-const maxSchemaFiles = 10000
+// maxSchemaNotes bounds the files checkSchemaDir names as skipped; the
+// rest are counted.
+const maxSchemaNotes = 10
 
-// checkSchemaDir checks every schema file of --schemas DIR before
-// anything is decoded (resolve.Files.Check): the .avsc, .proto and .json
-// files of the top folder, and the .proto files below it (imports by
-// their path; maxDepth levels down). A file that cannot be used (it does
-// not read, or does not parse with the files it may refer to, or is a
-// schema of a kind only the top folder's are read of) is an error naming
-// every such file and why, as a missing DIR is: it was found only when a
-// record's lookup reached it, each record then failing on its own, with
-// the rest decoded as if nothing were wrong. Files of other extensions
-// (a README) are not schemas and are left alone.
-func checkSchemaDir(dir string) error {
+// checkSchemaDir checks every schema file of --schemas DIR and its
+// subfolders before anything is decoded (resolve.Files.Scan, Check): a
+// file that cannot be used (it does not read, or does not parse with the
+// files it may refer to, or names a schema another file as near the top
+// names too) is an error naming every such file and why, as a missing DIR
+// is: it was found only when a record's lookup reached it, each record
+// then failing on its own, with the rest decoded as if nothing were
+// wrong. A file that is plainly no schema (a package.json among them, a
+// copy of a schema deeper than the one read) is skipped, each said in a
+// note, as what the folder bounds left unread is; files of other
+// extensions (a README) are not schemas and are left alone.
+func checkSchemaDir(dir string, stderr io.Writer) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("--schemas: %v", err)
 	}
 	defer root.Close()
-	fsys := root.FS()
-	files := resolve.NewFiles(dir, fsys)
-	var bad []string
-	n := 0
-	walkErr := fs.WalkDir(fsys, ".", func(name string, e fs.DirEntry, err error) error {
-		if err != nil {
-			bad = append(bad, name+": "+err.Error())
-			if e != nil && e.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if e.IsDir() {
-			if strings.Count(name, "/") >= maxDepth {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		ext := path.Ext(name)
-		if ext != ".proto" && (strings.Contains(name, "/") || ext != ".avsc" && ext != ".json") {
-			return nil
-		}
-		if n++; n > maxSchemaFiles {
-			return fs.SkipAll
-		}
-		if err := files.Check(name); err != nil {
+	files := resolve.NewFiles(dir, root.FS())
+	sc := files.Scan(true)
+	bad := append([]string(nil), sc.Errs...)
+	var skipped []string
+	for _, name := range sc.Paths {
+		err := files.Check(name)
+		var ns *resolve.NotSchema
+		switch {
+		case errors.As(err, &ns):
+			skipped = append(skipped, name+": "+ns.Why)
+		case err != nil:
 			bad = append(bad, name+": "+err.Error())
 		}
-		return nil
-	})
-	if walkErr != nil {
-		bad = append(bad, walkErr.Error())
+	}
+	for i, s := range skipped {
+		if i == maxSchemaNotes {
+			fmt.Fprintf(stderr, "kwire: --schemas %s: %d more files skipped as no schema\n", dir, len(skipped)-i)
+			break
+		}
+		fmt.Fprintf(stderr, "kwire: --schemas %s: skipped %s\n", dir, s)
+	}
+	for _, n := range sc.Notes {
+		fmt.Fprintf(stderr, "kwire: --schemas %s: %s\n", dir, n)
 	}
 	if len(bad) == 0 {
 		return nil

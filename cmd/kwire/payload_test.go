@@ -190,7 +190,7 @@ func TestServePayloads(t *testing.T) {
 	defer srv.Close()
 	id := reg.Register("clicks-value", registrytest.Schema{Schema: clickAvsc})
 	pf := payloadFlags{registry: srv.URL, mode: "decoded", timeout: time.Second}
-	hook, err := pf.serverHook()
+	hook, err := pf.serverHook(io.Discard)
 	require.NoError(t, err)
 	frame := payloadFetch(t, id)
 	post := func(h http.Handler, query string) string {
@@ -208,7 +208,7 @@ func TestServePayloads(t *testing.T) {
 	out = post(siteHandler(t.TempDir(), nil), "&schemaRegistry="+url.QueryEscape(srv.URL))
 	require.NotContains(t, out, `"decoded":{"user"`)
 	require.Equal(t, before, reg.Requests, "a request made the server ask a registry")
-	none, err := (&payloadFlags{mode: "decoded"}).serverHook()
+	none, err := (&payloadFlags{mode: "decoded"}).serverHook(io.Discard)
 	require.NoError(t, err)
 	require.Nil(t, none, "serve decodes payloads without a schema source named")
 }
@@ -355,12 +355,11 @@ func TestEncodeTakesBackJSONPayloadsAsRead(t *testing.T) {
 	}
 }
 
-// TestSchemasDirCheckedFirst: every schema file of --schemas DIR is
-// checked before anything is decoded (resolve.Files.Check), and one that
-// cannot be used is a usage error (exit 2) naming each such file and why:
-// it was found only when a record's lookup reached it, the rest decoded
-// as if nothing were wrong. A README is no schema, nor a .json below the
-// top folder (only .proto imports are read there), and they are left
+// TestSchemasDirCheckedFirst: every schema file of --schemas DIR and its
+// subfolders is checked before anything is decoded (resolve.Files.Check),
+// and one that cannot be used is a usage error (exit 2) naming each such
+// file and why: it was found only when a record's lookup reached it, the
+// rest decoded as if nothing were wrong. A README is no schema and is left
 // alone; a good folder decodes as before.
 func TestSchemasDirCheckedFirst(t *testing.T) {
 	frame := hex.EncodeToString(payloadFetch(t, 1))
@@ -381,15 +380,102 @@ func TestSchemasDirCheckedFirst(t *testing.T) {
 	out, stderr, code := runCLI(t, base, nil)
 	require.Equal(t, 2, code, "%s%s", stderr, out)
 	require.Empty(t, out, "nothing decoded")
-	require.Contains(t, stderr, "--schemas "+dir+": 2 schema files cannot be used (fix, or move out of the folder):\n")
+	require.Contains(t, stderr, "--schemas "+dir+": 3 schema files cannot be used (fix, or move out of the folder):\n")
 	require.Regexp(t, `\n  7\.avsc: .*nosuchtype`, stderr)
 	require.Regexp(t, `\n  8\.proto: .*missing/money\.proto`, stderr)
+	require.Regexp(t, `\n  sub/9\.json: .*not JSON`, stderr, "a schema's name in a subfolder is read, and checked")
 	require.NotContains(t, stderr, "README")
-	require.NotContains(t, stderr, "9.json")
 	require.NotContains(t, stderr, "clicks-value")
 
 	// kwire log takes --schemas too, checked alike.
 	_, stderr, code = runCLI(t, []string{"log", "--schemas", dir, filepath.Join(t.TempDir(), "00000000000000000000.log")}, nil)
 	require.Equal(t, 2, code, stderr)
-	require.Contains(t, stderr, "2 schema files cannot be used")
+	require.Contains(t, stderr, "3 schema files cannot be used")
+}
+
+// TestSchemasDirSubfolders: --schemas reads the schemas of DIR's
+// subfolders (a folder per topic or subject), by their file names as at
+// the top; hidden folders (.git) are not read. A folder deeper than
+// resolve.MaxFolderDepth is not read, and a note says so.
+func TestSchemasDirSubfolders(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("clicks/clicks-value.avsc", clickAvsc)
+	write(".git/objects/1.avsc", `not a schema, and never read`)
+	frame := hex.EncodeToString(payloadFetch(t, 1))
+	base := []string{"decode", "--response", "--api", "Fetch", "--version", "11", "--format", "ndjson", "--schemas", dir, frame}
+	out, stderr, code := runCLI(t, base, nil)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "--schemas")
+	// The second record's value is the topic's Avro without the framing.
+	require.Contains(t, out, `"format":"avro","decoded":{"user":"ana","amount":1250}`)
+
+	// Schema id 1, in a subject's folder: the first record's framed value.
+	write("subjects/clicks-value/1.avsc", clickAvsc)
+	out, stderr, code = runCLI(t, base, nil)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, `"schemaId":1,"format":"avro","decoded":{"user":"ana","amount":1250}`)
+
+	deep := strings.Repeat("d/", 9)
+	write(deep+"2.avsc", `broken, but too deep to be read`)
+	_, stderr, code = runCLI(t, base, nil)
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, []string{"kwire: --schemas " + dir + ": folders are read 8 levels down; " + strings.Repeat("d/", 8) + "d/ and any others deeper were not read"}, schemasNotes(stderr))
+}
+
+// TestSchemasDirSkipsWhatIsNoSchema: a .json file of --schemas DIR that
+// is named as no schema (not ID.json, TOPIC-value.json or TOPIC-key.json)
+// and plainly is no JSON Schema (a package.json, a renovate.json naming
+// its own $schema, a tsconfig.json with comments, which is not JSON) is
+// skipped, each named in a one-line note, and the folder decodes; the
+// tsconfig.json used to stop every command (exit 2), and the others were
+// taken for JSON Schema documents every $ref could name. One named as a schema, or a shared document that looks like
+// a JSON Schema, is still checked, and a broken one is still exit 2.
+func TestSchemasDirSkipsWhatIsNoSchema(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("clicks-value.avsc", clickAvsc)
+	write("package.json", `{"name":"schemas","version":"1.0.0","type":"module","dependencies":{"avsc":"^5.7.7"}}`)
+	write("tsconfig.json", "// comments, as tsconfig allows\n{\"compilerOptions\": {}}")
+	write("tools/renovate.json", `{"$schema":"https://docs.renovatebot.com/renovate-schema.json","extends":["config:base"]}`)
+	frame := hex.EncodeToString(payloadFetch(t, 1))
+	base := []string{"decode", "--response", "--api", "Fetch", "--version", "11", "--format", "ndjson", "--schemas", dir, frame}
+	out, stderr, code := runCLI(t, base, nil)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, out, `"decoded":{"user":"ana","amount":1250}`)
+	lines := schemasNotes(stderr)
+	require.Len(t, lines, 3, stderr)
+	require.Regexp(t, `^kwire: --schemas .*: skipped package\.json: a JSON object with none of JSON Schema's keywords, named as no schema`, lines[0])
+	require.Regexp(t, `^kwire: --schemas .*: skipped tsconfig\.json: not JSON \(line 1, column 2: invalid character '/'`, lines[1])
+	require.Regexp(t, `^kwire: --schemas .*: skipped tools/renovate\.json: a JSON object with none`, lines[2])
+
+	// A shared document meant as a JSON Schema, broken, is loud.
+	write("address.json", `{"type": "object", "properties": {"zip": {"type": "string"}},}`)
+	_, stderr, code = runCLI(t, base, nil)
+	require.Equal(t, 2, code, stderr)
+	require.Regexp(t, `\n  address\.json: .*not JSON at line 1, column 62`, stderr)
+	require.NoError(t, os.Remove(filepath.Join(dir, "address.json")))
+
+	// So is a file named as a schema, whatever it holds.
+	write("orders-value.json", `name: not JSON`)
+	_, stderr, code = runCLI(t, base, nil)
+	require.Equal(t, 2, code, stderr)
+	require.Regexp(t, `\n  orders-value\.json: `, stderr)
+}
+
+// schemasNotes are the lines of stderr that --schemas wrote.
+func schemasNotes(stderr string) []string {
+	var notes []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "kwire: --schemas ") {
+			notes = append(notes, l)
+		}
+	}
+	return notes
 }

@@ -99,7 +99,7 @@ func (x *exchangeFilter) register(fs *flag.FlagSet) {
 }
 
 // resolve checks the flags; an error is a usage error.
-func (x *exchangeFilter) resolve() (err error) {
+func (x *exchangeFilter) resolve(stderr io.Writer) (err error) {
 	if x.only, err = apiNamed(x.api); err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (x *exchangeFilter) resolve() (err error) {
 	if err = x.pf.checkForm(x.jo); err != nil {
 		return err
 	}
-	x.payload, err = x.pf.hook()
+	x.payload, err = x.pf.hook(stderr)
 	return err
 }
 
@@ -288,7 +288,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 	if !cfg.keys.load(e, cfg.live()) {
 		return nil, 2
 	}
-	if err := cfg.exchangeFilter.resolve(); err != nil {
+	if err := cfg.exchangeFilter.resolve(e.stderr); err != nil {
 		fail(e, "%v", err)
 		return nil, 2
 	}

@@ -141,7 +141,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 		return nil, 2
 	}
 	c.pf.retry = true // a proxy runs for long: a registry that was down is tried again
-	err := c.exchangeFilter.resolve()
+	err := c.exchangeFilter.resolve(e.stderr)
 	if err != nil {
 		fail(e, "%v", err)
 		return nil, 2

@@ -43,7 +43,7 @@ func runServe(e *env, args []string) int {
 		fail(e, "%v", err)
 		return 2
 	}
-	payload, err := pf.serverHook()
+	payload, err := pf.serverHook(e.stderr)
 	if err != nil {
 		fail(e, "%v", err)
 		return 2

@@ -26,7 +26,7 @@ func TestServeSchemaLookupsBounded(t *testing.T) {
 	reg, srv := registrytest.Start()
 	defer srv.Close()
 	pf := payloadFlags{registry: srv.URL, mode: "decoded", timeout: time.Second}
-	hook, err := pf.serverHook()
+	hook, err := pf.serverHook(io.Discard)
 	require.NoError(t, err)
 
 	const n = 5000

@@ -159,6 +159,13 @@ func TestInternalTopics(t *testing.T) {
 	require.Empty(t, InternalTopicByName("__consumer_offsets").RecordType(99))
 	both := InternalTopicByName("__cluster_metadata").RecordType(29)
 	require.Len(t, both, 2, "apiKey 29: ClusterIdRecord and UnregisterControllerRecord")
+	// Tried in CLASHES' order, which says why.
+	require.Equal(t, "ClusterIdRecord", both[0].Value.Name)
+	require.Equal(t, "UnregisterControllerRecord", both[1].Value.Name)
+	for _, r := range both {
+		require.Contains(t, r.Clash, "ClusterIdRecord is tried first because")
+	}
+	require.Empty(t, InternalTopicByName("__cluster_metadata").RecordType(28)[0].Clash)
 	require.Equal(t, Range{0, 4}, DataMessage("OffsetCommitValue").Valid)
 	require.True(t, DataMessage("OffsetCommitValue").Flexible(4))
 	require.False(t, DataMessage("OffsetCommitValue").Flexible(3))

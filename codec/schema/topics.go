@@ -58,6 +58,11 @@ type InternalRecord struct {
 	KeyVersion int16
 	// Value is the value message; its version comes from the record.
 	Value *Message
+	// Clash, for a record type that Kafka's files give more than one
+	// schema, says in which order kwire tries them (this one's place
+	// among them in Records) and why: kafka/internal/CLASHES, by way of
+	// the generator.
+	Clash string
 }
 
 // InternalTopics lists the internal topics whose records the tables
@@ -78,7 +83,8 @@ func InternalTopicByName(name string) *InternalTopic {
 // when unknown, and more than one where Kafka's files give two schemas
 // one number (apiKey 29 of __cluster_metadata is ClusterIdRecord in one
 // file and UnregisterControllerRecord in another); the bytes must tell
-// them apart.
+// them apart, tried in the order returned (InternalRecord.Clash says
+// why).
 func (t *InternalTopic) RecordType(typ int16) []InternalRecord {
 	for i := range t.Records {
 		if t.Records[i].Type == typ {

@@ -9,7 +9,8 @@ import (
 	"github.com/kwire/kwire/internal/registry/resolve"
 )
 
-// Dir reads schemas from files in a folder (--schemas DIR):
+// Dir reads schemas from files in a folder and its subfolders (--schemas
+// DIR; resolve.Files says how folders are read):
 //
 //	DIR/7.avsc, DIR/7.proto, DIR/7.json   the schema registered as id 7
 //	                                      (Avro, Protobuf, JSON Schema)
@@ -21,7 +22,7 @@ import (
 // path (google/protobuf/*.proto are built in); an Avro schema may use the
 // named types defined in DIR's other .avsc files (e.g.
 // com.acme.Address.avsc); a JSON Schema's $refs name DIR's other .json
-// files by their file names. Nothing outside DIR is read (os.Root). These
+// files by their paths from its own folder. Nothing outside DIR is read (os.Root). These
 // are resolve.Files' rules.
 type Dir struct {
 	files *resolve.Files

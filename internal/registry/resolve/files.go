@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/kwire/kwire/codec/payload"
 )
@@ -17,8 +20,9 @@ import (
 // MaxFile bounds a schema file.
 const MaxFile = 4 << 20
 
-// Files reads schemas from the files of a folder (kwire's --schemas, or
-// the files dropped on the playground), given as an fs.FS:
+// Files reads schemas from the files of a folder and its subfolders
+// (kwire's --schemas, or the files dropped on the playground), given as
+// an fs.FS:
 //
 //	7.avsc, 7.proto, 7.json             the schema registered as id 7
 //	                                    (Avro, Protobuf, JSON Schema)
@@ -26,18 +30,183 @@ const MaxFile = 4 << 20
 //	orders-key.avsc                     (keys) written without the
 //	                                    registry's framing
 //
+// A file's name says what it is, in whichever folder it is (users keep
+// schemas in a folder per subject or topic: orders/orders-value.avsc).
+// Folders are read MaxFolderDepth levels down, MaxEntries files and
+// folders in all, nearest the top first; hidden ones (.git) and
+// node_modules are not read (Scan). Where two files name one schema (7.avsc
+// in two folders), the one nearer the top is it; two as near are an
+// error, as is nothing else: which one the user meant cannot be told.
+//
 // References: a .proto file's imports are files by their import path
-// (google/protobuf/*.proto are built in); an Avro schema may use the named
-// types defined in the other .avsc files of the top folder (e.g.
-// com.acme.Address.avsc); a JSON Schema's $refs name the other .json
-// files by their file names. Nothing outside the fs.FS is read. Answers
-// are kept while the cache holds them (cache.go: bounded, negative
-// answers asked again after a while).
+// from the top (google/protobuf/*.proto are built in); an Avro schema may
+// use the named types defined in the other .avsc files (e.g.
+// com.acme.Address.avsc; of files of one name in several folders, the one
+// nearest the schema's folder); a JSON Schema's $refs name the other .json
+// files by their paths, relative to the schema's own folder. A .json file
+// named as no schema (not ID.json, TOPIC-value.json or TOPIC-key.json)
+// is a JSON Schema document only when it looks like one (LooksLikeJSONSchema):
+// a package.json is not. Nothing outside the fs.FS is read. Answers are
+// kept while the cache holds them (cache.go: bounded, negative answers
+// asked again after a while); the folder's listing is read again, at most
+// once per negativeTTL, when a lookup finds nothing.
 type Files struct {
 	fsys fs.FS
 	name string
 	ids  cache[int]
 	subs cache[string]
+
+	mu sync.Mutex
+	sc *Scan
+	// now is time.Now when nil (tests set it).
+	now func() time.Time
+}
+
+// Bounds of the folders Files reads: levels of folders below the top, and
+// files and folders listed in all (a registry's export is far fewer).
+const (
+	MaxFolderDepth = 8
+	MaxEntries     = 10000
+)
+
+// Scan is what Files found in its folders: the files with a schema
+// extension, nearest the top first (a folder's files before its
+// subfolders', each level in name order), and what was not read.
+type Scan struct {
+	at    time.Time
+	Paths []string
+	// Notes say what a bound left unread (MaxEntries, MaxFolderDepth).
+	Notes []string
+	// Errs are folders that could not be listed, each with why.
+	Errs []string
+	// byName is Paths by file name.
+	byName map[string][]string
+}
+
+// Scan lists the folders (again when fresh, else the listing kept).
+func (d *Files) Scan(fresh bool) *Scan {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sc == nil || fresh {
+		d.sc = scanFS(d.fsys, d.clock())
+	}
+	return d.sc
+}
+
+func (d *Files) clock() time.Time {
+	if d.now != nil {
+		return d.now()
+	}
+	return time.Now()
+}
+
+// skipFolder reports whether a folder is never read (as hidden files and
+// folders are not: .git, .idea): node_modules (a JavaScript project's packages: thousands of
+// package.json files, none a schema).
+func skipFolder(name string) bool {
+	return name == "node_modules"
+}
+
+// scanFS lists fsys breadth first, within the bounds.
+func scanFS(fsys fs.FS, at time.Time) *Scan {
+	sc := &Scan{at: at, byName: map[string][]string{}}
+	type folder struct {
+		name  string
+		depth int
+	}
+	queue := []folder{{".", 0}}
+	entries := 0
+	deep := ""
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		es, err := fs.ReadDir(fsys, f.name)
+		if err != nil {
+			sc.Errs = append(sc.Errs, f.name+"/: "+err.Error())
+			continue
+		}
+		for _, e := range es {
+			n := e.Name()
+			if strings.HasPrefix(n, ".") || e.IsDir() && skipFolder(n) {
+				continue
+			}
+			p := path.Join(f.name, n)
+			if entries++; entries > MaxEntries {
+				sc.Notes = append(sc.Notes, "read the first "+strconv.Itoa(MaxEntries)+" files and folders, nearest the top first; "+p+" and those after it were not read")
+				return sc
+			}
+			if e.IsDir() {
+				if f.depth+1 > MaxFolderDepth {
+					if deep == "" {
+						deep = p
+					}
+					continue
+				}
+				queue = append(queue, folder{p, f.depth + 1})
+				continue
+			}
+			if schemaType(n) != "" {
+				sc.Paths = append(sc.Paths, p)
+				sc.byName[n] = append(sc.byName[n], p)
+			}
+		}
+	}
+	if deep != "" {
+		sc.Notes = append(sc.Notes, "folders are read "+strconv.Itoa(MaxFolderDepth)+" levels down; "+deep+"/ and any others deeper were not read")
+	}
+	return sc
+}
+
+// schemaType is the schema type a file's extension says ("" for none; a
+// bare extension, ".avsc", names nothing).
+func schemaType(name string) string {
+	ext := path.Ext(name)
+	if ext == name {
+		return ""
+	}
+	for _, x := range Exts {
+		if x.Ext == ext {
+			return x.Type
+		}
+	}
+	return ""
+}
+
+// depth is how many folders down p is.
+func depth(p string) int { return strings.Count(p, "/") }
+
+// locate finds the file of the schema named base (an id, TOPIC-value or
+// TOPIC-key) in sc: "" when none. Of the files named base.avsc, .proto or
+// .json, those nearest the top count; in one folder the extensions are
+// taken in Exts' order, in two it is an error.
+func (sc *Scan) locate(base string) (string, error) {
+	best, bestDepth := "", -1
+	var rivals []string
+	for _, x := range Exts {
+		for _, p := range sc.byName[base+x.Ext] {
+			switch d := depth(p); {
+			case bestDepth < 0 || d < bestDepth:
+				best, bestDepth, rivals = p, d, nil
+			case d == bestDepth && path.Dir(p) != path.Dir(best):
+				rivals = append(rivals, p)
+			}
+		}
+	}
+	if len(rivals) > 0 {
+		return "", fmt.Errorf("%s and %s both name %s, as near the top: which is meant cannot be told (move or rename all but one)", best, strings.Join(rivals, " and "), base)
+	}
+	return best, nil
+}
+
+// locate is Scan.locate over the listing kept, listed again when it finds
+// nothing and the listing is older than negativeTTL (a file added since).
+func (d *Files) locate(base string) (string, error) {
+	sc := d.Scan(false)
+	p, err := sc.locate(base)
+	if p == "" && err == nil && d.clock().Sub(sc.at) >= negativeTTL {
+		p, err = d.Scan(true).locate(base)
+	}
+	return p, err
 }
 
 // NewFiles returns a Files over fsys, which messages call name.
@@ -73,23 +242,25 @@ func (d *Files) SchemaFor(topic string, key bool) (*payload.Schema, error) {
 	return d.subs.get(sub, func() (*payload.Schema, error) { return d.find(sub) })
 }
 
-// find reads base with the first schema extension there is.
+// find reads the file of the schema named base (locate), nil, nil when
+// there is none.
 func (d *Files) find(base string) (*payload.Schema, error) {
-	for _, x := range Exts {
-		text, err := d.read(base + x.Ext)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		s := &payload.Schema{Type: x.Type, Text: text}
-		if err := d.references(s, base+x.Ext); err != nil {
-			return nil, err
-		}
-		return s, nil
+	name, err := d.locate(base)
+	if name == "" || err != nil {
+		return nil, err
 	}
-	return nil, nil
+	text, err := d.read(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // gone since the folder was listed
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &payload.Schema{Type: schemaType(name), Text: text}
+	if err := d.references(s, name); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func (d *Files) read(name string) (string, error) {
@@ -112,9 +283,9 @@ func (d *Files) read(name string) (string, error) {
 // itself; this only says which files to hand it).
 var protoImport = regexp.MustCompile(`\bimport\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;`)
 
-// Shared reports whether a file of the top folder is one that other
-// schemas may refer to (Avro named types, JSON Schema documents): not a
-// schema by id or by topic.
+// Shared reports whether a file is one that other schemas may refer to
+// (Avro named types, JSON Schema documents): not a schema by id or by
+// topic. name is the file's name, without its folder.
 func Shared(name, ext string) bool {
 	if !strings.HasSuffix(name, ext) {
 		return false
@@ -136,15 +307,25 @@ func (d *Files) references(s *payload.Schema, self string) error {
 		if s.Type == payload.TypeJSON {
 			ext = ".json"
 		}
-		entries, err := fs.ReadDir(d.fsys, ".")
-		if err != nil {
-			return fmt.Errorf("%s: %v", d.name, err)
-		}
 		var names []string
-		for _, e := range entries {
-			if n := e.Name(); !e.IsDir() && n != self && Shared(n, ext) {
-				names = append(names, n)
+		nearest := map[string]int{} // Avro: a file name's index in names
+		for _, p := range d.Scan(false).Paths {
+			if p == self || !Shared(path.Base(p), ext) {
+				continue
 			}
+			// Avro types are named by what the files define, not by
+			// path: of two files of one name (a copy of
+			// com.acme.Address.avsc in each topic's folder) the one
+			// nearest the schema's is taken, not whichever is parsed
+			// last.
+			if i, ok := nearest[path.Base(p)]; ok && s.Type == payload.TypeAvro {
+				if nearer(path.Dir(self), p, names[i]) {
+					names[i] = p
+				}
+				continue
+			}
+			nearest[path.Base(p)] = len(names)
+			names = append(names, p)
 		}
 		sort.Strings(names)
 		if len(names) > maxRefs {
@@ -152,10 +333,18 @@ func (d *Files) references(s *payload.Schema, self string) error {
 		}
 		for _, n := range names {
 			text, err := d.read(n)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone since the folder was listed
+			}
 			if err != nil {
 				return err
 			}
-			s.References = append(s.References, payload.Reference{Name: n, Schema: &payload.Schema{Type: s.Type, Text: text}})
+			if s.Type == payload.TypeJSON && LooksLikeJSONSchema(text) != nil {
+				continue // a package.json, a config: no document a $ref names
+			}
+			// A $ref resolves against the schema's own place: a
+			// reference is named by its path from the schema's folder.
+			s.References = append(s.References, payload.Reference{Name: relPath(path.Dir(self), n), Schema: &payload.Schema{Type: s.Type, Text: text}})
 		}
 	}
 	return nil
@@ -188,30 +377,168 @@ func (d *Files) protoImports(s *payload.Schema, seen map[string]*payload.Schema,
 	return nil
 }
 
+// nearer reports whether file a is nearer the folder dir than file b:
+// more of dir's folders in common, then nearer the top, then first by name.
+func nearer(dir, a, b string) bool {
+	ca, cb := common(dir, path.Dir(a)), common(dir, path.Dir(b))
+	if ca != cb {
+		return ca > cb
+	}
+	if da, db := depth(a), depth(b); da != db {
+		return da < db
+	}
+	return a < b
+}
+
+// common is how many leading folders two folders share.
+func common(x, y string) int {
+	if x == "." || y == "." {
+		return 0
+	}
+	xs, ys := strings.Split(x, "/"), strings.Split(y, "/")
+	n := 0
+	for n < len(xs) && n < len(ys) && xs[n] == ys[n] {
+		n++
+	}
+	return n
+}
+
+// relPath is target's path from the folder dir, both from the top.
+func relPath(dir, target string) string {
+	if dir == "." {
+		return target
+	}
+	ds, ts := strings.Split(dir, "/"), strings.Split(target, "/")
+	i := 0
+	for i < len(ds) && i < len(ts)-1 && ds[i] == ts[i] {
+		i++
+	}
+	return strings.Repeat("../", len(ds)-i) + strings.Join(ts[i:], "/")
+}
+
+// jsonSchemaWords are the keywords that say a JSON object is a JSON
+// Schema: those a schema's structure is made of, and no configuration
+// file's (package.json's "type": "module" is no schema type; tsconfig's
+// "$schema" names schemastore, not json-schema.org).
+var jsonSchemaWords = [...]string{"$id", "$ref", "$defs", "definitions", "properties", "patternProperties", "additionalProperties", "items", "allOf", "anyOf", "oneOf", "enum", "const"}
+
+// jsonSchemaTypes are the values of a schema's "type".
+var jsonSchemaTypes = [...]string{"object", "array", "string", "number", "integer", "boolean", "null"}
+
+// schemaText finds, in text that is not JSON, what says it was meant to
+// be a JSON Schema: a key of jsonSchemaWords, a "type" naming one of
+// JSON Schema's types, or json-schema.org.
+var schemaText = regexp.MustCompile(`"(?:\$id|\$ref|\$defs|definitions|properties|patternProperties|additionalProperties|items|allOf|anyOf|oneOf|enum|const)"\s*:|"type"\s*:\s*\[?\s*"(?:object|array|string|number|integer|boolean|null)"|json-schema\.org/`)
+
+// LooksLikeJSONSchema reports why text, a .json file named as no
+// schema, is not a JSON Schema document (nil when it is one, or meant to
+// be one, broken): it is JSON but neither true, false nor an object with
+// a "$schema" naming json-schema.org's drafts, a "type" naming JSON
+// Schema's types (or a list of them) or one of jsonSchemaWords; or it is
+// not JSON and holds none of them either (a tsconfig.json's comments).
+func LooksLikeJSONSchema(text string) error {
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		if schemaText.MatchString(text) {
+			return nil // meant as a schema: its parser says what is wrong
+		}
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(text, int(se.Offset))
+			return fmt.Errorf("not JSON (line %d, column %d: %v)", line, col, err)
+		}
+		return errors.New("not JSON")
+	}
+	switch v := v.(type) {
+	case bool:
+		return nil
+	case map[string]any:
+		if sv, ok := v["$schema"].(string); ok && strings.Contains(sv, "json-schema.org/") {
+			return nil
+		}
+		if isSchemaType(v["type"]) {
+			return nil
+		}
+		for _, w := range jsonSchemaWords {
+			if _, ok := v[w]; ok {
+				return nil
+			}
+		}
+		return errors.New("a JSON object with none of JSON Schema's keywords")
+	case []any:
+		return errors.New("a JSON array, not a JSON Schema")
+	default:
+		return errors.New("a JSON value that is no object, not a JSON Schema")
+	}
+}
+
+// isSchemaType reports whether t is a JSON Schema "type": a type name or
+// a list of them.
+func isSchemaType(t any) bool {
+	switch t := t.(type) {
+	case string:
+		for _, x := range jsonSchemaTypes {
+			if t == x {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range t {
+			if _, ok := x.(string); !ok || !isSchemaType(x) {
+				return false
+			}
+		}
+		return len(t) > 0
+	}
+	return false
+}
+
+// position is the line and column of byte offset off of text, from 1.
+func position(text string, off int) (line, col int) {
+	off = min(max(off, 0), len(text))
+	line = 1 + strings.Count(text[:off], "\n")
+	return line, off - strings.LastIndexByte(text[:off], '\n')
+}
+
+// NotSchema is Check's error for a file that is plainly no schema (a
+// .json named as no schema that is not a JSON Schema, or a schema's file
+// that another, nearer the top, stands for): it is skipped, not an error
+// the user must fix.
+type NotSchema struct{ Why string }
+
+func (e *NotSchema) Error() string { return e.Why }
+
 // ErrNotSchemaName is Check's error for a file whose name no lookup reads.
 var ErrNotSchemaName = errors.New("not a schema file's name: ID.avsc, ID.proto or ID.json (schema id ID), TOPIC-value or TOPIC-key with one of those extensions (a topic's schema), or another .avsc, .proto or .json file they refer to")
 
 // Check reports whether the file name can be used: nil, or why not (a
-// name no lookup reads, ErrNotSchemaName; a file that cannot be read; a
-// schema that does not parse with the files it may refer to, saying
-// where when the parser does).
+// name no lookup reads, ErrNotSchemaName; a file that is plainly no
+// schema, *NotSchema; two files as near the top naming one schema; a
+// file that cannot be read; a schema that does not parse with the files
+// it may refer to, saying where when the parser does).
 func (d *Files) Check(name string) error {
-	ext := path.Ext(name)
-	typ := ""
-	for _, x := range Exts {
-		if x.Ext == ext {
-			typ = x.Type
-		}
-	}
-	if typ == "" || ext == name || strings.HasSuffix(name, "/"+ext) {
+	typ := schemaType(path.Base(name))
+	if typ == "" {
 		return ErrNotSchemaName
 	}
-	if strings.Contains(name, "/") && typ != payload.TypeProtobuf {
-		return errors.New("only .proto files (imports, by their path) are read from folders; schemas by id or topic, Avro named types and JSON Schema documents are read from the top folder")
+	ext := path.Ext(name)
+	if base := strings.TrimSuffix(path.Base(name), ext); !Shared(path.Base(name), ext) {
+		at, err := d.locate(base)
+		if err != nil {
+			return err
+		}
+		if at != "" && at != name {
+			return &NotSchema{Why: "not read: " + at + " is " + base + "'s schema, nearer the top or first in its folder"}
+		}
 	}
 	text, err := d.read(name)
 	if err != nil {
 		return err
+	}
+	if typ == payload.TypeJSON && Shared(path.Base(name), ext) {
+		if err := LooksLikeJSONSchema(text); err != nil {
+			return &NotSchema{Why: err.Error() + ", named as no schema (ID.json, TOPIC-value.json or TOPIC-key.json): not read"}
+		}
 	}
 	s := &payload.Schema{Type: typ, Text: text}
 	if err := d.references(s, name); err != nil {

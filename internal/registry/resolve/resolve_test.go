@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -284,8 +285,9 @@ func TestRegistryDownUntil(t *testing.T) {
 }
 
 // TestFilesCheck: each file given says whether a lookup can use it, and
-// why not: a name no lookup reads, a folder's file that is not an
-// import, a schema that does not parse (where, when the parser says).
+// why not: a name no lookup reads, a schema that does not parse (where,
+// when the parser says). A folder's .avsc is a shared type, as the top
+// folder's are.
 func TestFilesCheck(t *testing.T) {
 	fsys := fstest.MapFS{
 		"1.avsc":                {Data: []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"com.acme.Address"}]}`)},
@@ -308,7 +310,7 @@ func TestFilesCheck(t *testing.T) {
 		"5.json":      "not JSON at line 1, column 2",
 		"foo.txt":     "not a schema file's name",
 		".avsc":       "not a schema file's name",
-		"acme/x.avsc": "only .proto files",
+		"acme/x.avsc": "",
 	} {
 		err := f.Check(name)
 		switch {
@@ -316,6 +318,165 @@ func TestFilesCheck(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Errorf("%s: %v, want %q", name, err, want)
+		}
+	}
+}
+
+// TestFilesSubfolders: schemas are found in subfolders by their file
+// names (a folder per topic or subject); the one nearest the top is
+// taken, two as near are an error naming both; hidden folders and
+// node_modules are not read; a JSON Schema's $refs name documents by
+// their path from its own folder, and a package.json is no document.
+func TestFilesSubfolders(t *testing.T) {
+	fsys := fstest.MapFS{
+		"orders/orders-value.json":     {Data: []byte(`{"type":"object","properties":{"ship":{"$ref":"address.json"},"pay":{"$ref":"../common/money.json"}}}`)},
+		"orders/address.json":          {Data: []byte(`{"type":"object"}`)},
+		"orders/package.json":          {Data: []byte(`{"name":"x","type":"module"}`)},
+		"common/money.json":            {Data: []byte(`{"type":"integer"}`)},
+		"subjects/clicks-value/3.avsc": {Data: []byte(`{"type":"record","name":"C","fields":[{"name":"a","type":"com.acme.A"}]}`)},
+		"types/com.acme.A.avsc":        {Data: []byte(`{"type":"fixed","name":"A","namespace":"com.acme","size":1}`)},
+		"4.avsc":                       {Data: []byte(`"int"`)},
+		"archive/4.avsc":               {Data: []byte(`"long"`)},
+		"a/5.avsc":                     {Data: []byte(`"int"`)},
+		"b/5.proto":                    {Data: []byte(`syntax = "proto3"; message M {}`)},
+		".git/6.avsc":                  {Data: []byte(`"int"`)},
+		"node_modules/x/7.avsc":        {Data: []byte(`"int"`)},
+	}
+	f := NewFiles("given", fsys)
+	s, err := f.SchemaFor("orders", false)
+	if err != nil || s == nil || s.Type != payload.TypeJSON {
+		t.Fatalf("orders-value: %+v %v", s, err)
+	}
+	var refs []string
+	for _, r := range s.References {
+		refs = append(refs, r.Name)
+	}
+	if strings.Join(refs, " ") != "../common/money.json address.json" {
+		t.Fatalf("references by path from orders/: %v", refs)
+	}
+	if err := f.Check("orders/orders-value.json"); err != nil {
+		t.Fatalf("the $refs resolve: %v", err)
+	}
+	s, err = f.SchemaByID(3)
+	if err != nil || s == nil || s.Type != payload.TypeAvro || len(s.References) != 1 {
+		t.Fatalf("3, in a subject's folder, with a shared type of another folder: %+v %v", s, err)
+	}
+	if err := f.Check("subjects/clicks-value/3.avsc"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := f.SchemaByID(4); err != nil || s == nil || s.Text != `"int"` {
+		t.Fatalf("4: the top folder's: %+v %v", s, err)
+	}
+	var ns *NotSchema
+	if err := f.Check("archive/4.avsc"); !errors.As(err, &ns) || !strings.Contains(err.Error(), "not read: 4.avsc is 4's schema") {
+		t.Fatalf("archive/4.avsc: %v", err)
+	}
+	if _, err := f.SchemaByID(5); err == nil || err.Error() != "a/5.avsc and b/5.proto both name 5, as near the top: which is meant cannot be told (move or rename all but one)" {
+		t.Fatalf("5: %v", err)
+	}
+	if err := f.Check("a/5.avsc"); err == nil || errors.As(err, &ns) {
+		t.Fatalf("a/5.avsc: an error, not a skip: %v", err)
+	}
+	for _, id := range []int{6, 7} {
+		if s, err := f.SchemaByID(id); s != nil || err != nil {
+			t.Fatalf("%d: hidden folders and node_modules are not read: %+v %v", id, s, err)
+		}
+	}
+	if err := f.Check("orders/package.json"); !errors.As(err, &ns) {
+		t.Fatalf("package.json: %v", err)
+	}
+}
+
+// TestFilesListedAgain: a schema added after the folder was listed is
+// found once the listing is older than negativeTTL, as the negative
+// answer is asked again.
+func TestFilesListedAgain(t *testing.T) {
+	fsys := fstest.MapFS{"1.avsc": {Data: []byte(`"int"`)}}
+	now := time.Unix(1000, 0)
+	f := NewFiles("given", fsys)
+	f.now = func() time.Time { return now }
+	f.ids.now, f.subs.now = f.now, f.now
+	if s, err := f.SchemaByID(2); s != nil || err != nil {
+		t.Fatalf("%+v %v", s, err)
+	}
+	fsys["sub/2.avsc"] = &fstest.MapFile{Data: []byte(`"long"`)}
+	now = now.Add(negativeTTL)
+	if s, err := f.SchemaByID(2); s == nil || err != nil {
+		t.Fatalf("added: %+v %v", s, err)
+	}
+}
+
+// TestFilesScanBounds: the folders are read MaxFolderDepth levels down
+// and MaxEntries entries in all, nearest the top first, each bound said.
+func TestFilesScanBounds(t *testing.T) {
+	fsys := fstest.MapFS{"1.avsc": {Data: []byte(`"int"`)}}
+	deep := strings.Repeat("d/", MaxFolderDepth)
+	fsys[deep+"2.avsc"] = &fstest.MapFile{Data: []byte(`"int"`)}
+	fsys[deep+"e/3.avsc"] = &fstest.MapFile{Data: []byte(`"int"`)}
+	sc := NewFiles("given", fsys).Scan(true)
+	if strings.Join(sc.Paths, " ") != "1.avsc "+deep+"2.avsc" {
+		t.Fatalf("%v", sc.Paths)
+	}
+	if len(sc.Notes) != 1 || sc.Notes[0] != "folders are read 8 levels down; "+deep+"e/ and any others deeper were not read" {
+		t.Fatalf("%q", sc.Notes)
+	}
+	many := fstest.MapFS{}
+	for i := 0; i < MaxEntries; i++ {
+		many["f/"+strconv.Itoa(i)+".avsc"] = &fstest.MapFile{Data: []byte(`"int"`)}
+	}
+	many["top.avsc"] = &fstest.MapFile{Data: []byte(`"int"`)}
+	sc = NewFiles("given", many).Scan(true)
+	if len(sc.Paths) != MaxEntries-1 || sc.Paths[0] != "top.avsc" { // the folder f is an entry
+		t.Fatalf("%d paths, first %s", len(sc.Paths), sc.Paths[0])
+	}
+	if len(sc.Notes) != 1 || !strings.HasPrefix(sc.Notes[0], "read the first 10000 files and folders, nearest the top first; f/") {
+		t.Fatalf("%q", sc.Notes)
+	}
+}
+
+// TestLooksLikeJSONSchema: what a .json named as no schema must be to be
+// read as a JSON Schema document.
+func TestLooksLikeJSONSchema(t *testing.T) {
+	for text, schema := range map[string]bool{
+		`true`:                       true,
+		`{"type":"object"}`:          true,
+		`{"type":["string","null"]}`: true,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema"}`: true,
+		`{"$defs":{}}`:                          true,
+		`{"properties":{"a":{}}}`:               true,
+		`{"type": "object", "properties": {},}`: true, // broken, meant as one
+		`{"name":"x","version":"1.0.0","type":"module","dependencies":{"a":"^1"}}`: false,
+		`{"$schema":"https://json.schemastore.org/tsconfig","compilerOptions":{}}`: false,
+		"// a comment\n{\"compilerOptions\":{}}":                                   false,
+		`{}`:                                                                       false,
+		`[1,2]`:                                                                    false,
+		`"text"`:                                                                   false,
+		`not JSON`:                                                                 false,
+		`{"type":[]}`:                                                              false,
+	} {
+		if err := LooksLikeJSONSchema(text); (err == nil) != schema {
+			t.Errorf("%s: %v", text, err)
+		}
+	}
+}
+
+// TestFilesAvroTypeNearestTheSchema: two files of one Avro type's name in
+// different folders (a copy in each topic's folder) are not both handed
+// to the parser, where the last would win, silently: each schema gets the
+// copy nearest its own folder.
+func TestFilesAvroTypeNearestTheSchema(t *testing.T) {
+	fsys := fstest.MapFS{
+		"orders/orders-value.avsc":     {Data: []byte(`{"type":"record","name":"O","fields":[{"name":"a","type":"com.acme.A"}]}`)},
+		"orders/com.acme.A.avsc":       {Data: []byte(`{"type":"fixed","name":"A","namespace":"com.acme","size":1}`)},
+		"payments/com.acme.A.avsc":     {Data: []byte(`{"type":"fixed","name":"A","namespace":"com.acme","size":2}`)},
+		"payments/payments-value.avsc": {Data: []byte(`{"type":"record","name":"P","fields":[{"name":"a","type":"com.acme.A"}]}`)},
+		"top-value.avsc":               {Data: []byte(`{"type":"record","name":"T","fields":[{"name":"a","type":"com.acme.A"}]}`)},
+	}
+	f := NewFiles("given", fsys)
+	for topic, want := range map[string]string{"orders": "orders/com.acme.A.avsc", "payments": "payments/com.acme.A.avsc", "top": "orders/com.acme.A.avsc"} {
+		s, err := f.SchemaFor(topic, false)
+		if err != nil || s == nil || len(s.References) != 1 || s.References[0].Schema.Text != string(fsys[want].Data) {
+			t.Errorf("%s: %+v %v, want the type of %s", topic, s, err, want)
 		}
 	}
 }

@@ -274,7 +274,11 @@ func emitInternal(it *internalTables) []byte {
 			if r.Key != nil {
 				fmt.Fprintf(&b, ", Key: &%s, KeyVersion: %d", e.messages[r.Key], r.KeyVersion)
 			}
-			fmt.Fprintf(&b, ", Value: &%s},\n", e.messages[r.Value])
+			fmt.Fprintf(&b, ", Value: &%s", e.messages[r.Value])
+			if r.Clash != "" {
+				fmt.Fprintf(&b, ", Clash: %q", r.Clash)
+			}
+			b.WriteString("},\n")
 		}
 		b.WriteString("}},\n")
 	}

@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
@@ -29,6 +31,7 @@ type internalSource struct {
 	folders  []string                          // internal/ORDER: first wins
 	byFolder map[string]map[string]*rawMessage // folder -> module/name -> file
 	topics   [][]string                        // TOPICS rows: module, topic, framing
+	clashes  [][]string                        // CLASHES rows: module, type, records in trial order, why
 }
 
 // readInternal reads dir (kafka/internal): ORDER, the files of every
@@ -59,6 +62,9 @@ func readInternal(dir string) (*internalSource, error) {
 		}
 	}
 	if in.topics, err = readTSV(filepath.Join(dir, "TOPICS"), 3); err != nil {
+		return nil, err
+	}
+	if in.clashes, err = readTSV(filepath.Join(dir, "CLASHES"), 4); err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
 	return in, nil
@@ -124,6 +130,7 @@ func resolveInternal(in *internalSource) (*internalTables, error) {
 		it.messages = append(it.messages, m)
 		byKey[k] = m
 	}
+	used := map[string]bool{} // the CLASHES rows (module, type) a clash was ordered by
 	for _, row := range in.topics {
 		module, name, framing := row[0], row[1], row[2]
 		t := &schema.InternalTopic{Name: name}
@@ -145,9 +152,64 @@ func resolveInternal(in *internalSource) (*internalTables, error) {
 			return nil, fmt.Errorf("TOPICS: %s: no records in module %s", name, module)
 		}
 		sort.SliceStable(t.Records, func(i, j int) bool { return t.Records[i].Type < t.Records[j].Type })
+		if err := orderClashes(module, t, in.clashes, used); err != nil {
+			return nil, err
+		}
 		it.topics = append(it.topics, t)
 	}
+	for _, row := range in.clashes {
+		if !used[row[0]+"\t"+row[1]] {
+			return nil, fmt.Errorf("CLASHES: %s type %s: no two records of the module share that type", row[0], row[1])
+		}
+	}
 	return it, nil
+}
+
+// orderClashes orders the records of t that share a type as CLASHES
+// says (the walk tries them in table order, taking the first whose bytes
+// read whole) and gives each the row's reason (InternalRecord.Clash): a
+// clash CLASHES does not list is an error, so a new one is decided, not
+// left to the files' name order. used records the rows taken.
+func orderClashes(module string, t *schema.InternalTopic, clashes [][]string, used map[string]bool) error {
+	rs := t.Records
+	for i := 0; i < len(rs); {
+		j := i + 1
+		for j < len(rs) && rs[j].Type == rs[i].Type {
+			j++
+		}
+		if j-i > 1 {
+			typ := strconv.Itoa(int(rs[i].Type))
+			var names []string
+			for _, r := range rs[i:j] {
+				names = append(names, r.Value.Name)
+			}
+			var row []string
+			for _, c := range clashes {
+				if c[0] == module && c[1] == typ {
+					row = c
+				}
+			}
+			if row == nil {
+				return fmt.Errorf("TOPICS: %s: record type %s is %s in Kafka's files: CLASHES must say in which order they are tried, and why", t.Name, typ, strings.Join(names, " and "))
+			}
+			order := strings.Split(row[2], ",")
+			if len(order) != len(names) {
+				return fmt.Errorf("CLASHES: %s type %s lists %s, but the files give it to %s", module, typ, row[2], strings.Join(names, " and "))
+			}
+			group := append([]schema.InternalRecord(nil), rs[i:j]...)
+			for k, name := range order {
+				at := slices.IndexFunc(group, func(r schema.InternalRecord) bool { return r.Value.Name == name })
+				if at < 0 {
+					return fmt.Errorf("CLASHES: %s type %s lists %s, but the files give it to %s", module, typ, row[2], strings.Join(names, " and "))
+				}
+				rs[i+k] = group[at]
+				rs[i+k].Clash = row[3]
+			}
+			used[module+"\t"+typ] = true
+		}
+		i = j
+	}
+	return nil
 }
 
 // moduleKeys is the sorted message keys of module.

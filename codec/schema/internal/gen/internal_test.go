@@ -51,6 +51,7 @@ func TestResolveInternalPairsKeysAndValuesByRecordType(t *testing.T) {
 		"old/metadata/TopicRecord.json": `{"type": "metadata", "apiKey": 2, "name": "TopicRecord", "validVersions": "0", "flexibleVersions": "0+",
 			"fields": [{"name": "Name", "type": "string", "versions": "0+", "entityType": "topicName"}]}`,
 		"newer/metadata/OtherRecord.json": `{"type": "metadata", "apiKey": 2, "name": "OtherRecord", "validVersions": "0", "flexibleVersions": "0+", "fields": []}`,
+		"CLASHES":                         "metadata\t2\tTopicRecord,OtherRecord\tbecause\n",
 	})
 	it, err := resolveInternal(in)
 	require.NoError(t, err)
@@ -74,11 +75,49 @@ func TestResolveInternalPairsKeysAndValuesByRecordType(t *testing.T) {
 	require.Equal(t, schema.MetadataFraming, meta.Framing)
 	require.Len(t, meta.Records, 2, "two files giving apiKey 2 are both kept")
 	require.Nil(t, meta.Records[0].Key)
+	require.Equal(t, "TopicRecord", meta.Records[0].Value.Name, "in CLASHES' order, not the names'")
+	require.Equal(t, "OtherRecord", meta.Records[1].Value.Name)
+	require.Equal(t, "because", meta.Records[0].Clash)
 
 	src := string(emitInternal(it))
 	require.Contains(t, src, `{Name: "__consumer_offsets", Framing: CoordinatorFraming, Records: []InternalRecord{`)
 	require.Contains(t, src, `{Type: 5, Key: &im2, KeyVersion: 5, Value: &im3},`)
-	require.Contains(t, src, `{Type: 2, Value: &im4},`)
+	require.Contains(t, src, `{Type: 2, Value: &im5, Clash: "because"},`)
+	require.Contains(t, src, `{Type: 2, Value: &im4, Clash: "because"},`)
+}
+
+// Two files that give one record type decide nothing by themselves: the
+// order the walk tries them in (the first whose bytes read whole) comes
+// from CLASHES, with why, and the generator refuses a clash it does not
+// list, a row that is no clash, and a row naming other records.
+func TestResolveInternalClashesNeedAnOrder(t *testing.T) {
+	files := map[string]string{
+		"a/group-coordinator/XKey.json":   `{"type": "coordinator-key", "apiKey": 1, "name": "XKey", "validVersions": "0", "fields": []}`,
+		"a/group-coordinator/XValue.json": `{"type": "coordinator-value", "apiKey": 1, "name": "XValue", "validVersions": "0", "fields": []}`,
+		"a/metadata/ARecord.json":         `{"type": "metadata", "apiKey": 3, "name": "ARecord", "validVersions": "0", "fields": []}`,
+		"a/metadata/BRecord.json":         `{"type": "metadata", "apiKey": 3, "name": "BRecord", "validVersions": "0", "fields": []}`,
+	}
+	for clashes, want := range map[string]string{
+		"": "record type 3 is ARecord and BRecord in Kafka's files: CLASHES must say",
+		"metadata\t3\tBRecord,ARecord\twhy\nmetadata\t4\tARecord,CRecord\twhy\n": "CLASHES: metadata type 4: no two records",
+		"metadata\t3\tBRecord,CRecord\twhy\n":                                    "CLASHES: metadata type 3 lists BRecord,CRecord, but the files give it to ARecord and BRecord",
+		"metadata\t3\tBRecord\twhy\n":                                            "CLASHES: metadata type 3 lists BRecord, but",
+	} {
+		f := map[string]string{"CLASHES": clashes}
+		for k, v := range files {
+			f[k] = v
+		}
+		_, err := resolveInternal(writeInternal(t, []string{"a"}, groupTopics, f))
+		require.ErrorContains(t, err, want, clashes)
+	}
+	f := map[string]string{"CLASHES": "metadata\t3\tBRecord,ARecord\twhy\n"}
+	for k, v := range files {
+		f[k] = v
+	}
+	it, err := resolveInternal(writeInternal(t, []string{"a"}, groupTopics, f))
+	require.NoError(t, err)
+	rs := it.topics[1].Records
+	require.Equal(t, []string{"BRecord", "ARecord"}, []string{rs[0].Value.Name, rs[1].Value.Name})
 }
 
 func TestResolveInternalRejectsInconsistentFiles(t *testing.T) {
