@@ -489,7 +489,7 @@ func (c *conn) newRequest(b []byte, size int) (*Exchange, bool) {
 	wanted := c.p.keep(key)
 	if wanted && c.p.acquire(size) {
 		x.budget = int64(size)
-		x.Request = make([]byte, 0, size)
+		x.Request = sinkCopy(size)
 	}
 	return x, wanted
 }
@@ -556,9 +556,9 @@ func (c *conn) newToken(size int, fromClient bool) (*Exchange, bool) {
 	if wanted && c.p.acquire(kept) {
 		x.budget = int64(kept)
 		if fromClient {
-			x.Request = make([]byte, 0, kept)
+			x.Request = sinkCopy(kept)
 		} else {
-			x.Response = make([]byte, 0, kept)
+			x.Response = sinkCopy(kept)
 		}
 	}
 	return x, wanted
@@ -854,7 +854,7 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 		wanted := c.p.cfg.Sink != nil
 		if wanted && c.p.acquire(4+f.size) {
 			x.budget = int64(4 + f.size)
-			x.Response = make([]byte, 0, 4+f.size)
+			x.Response = sinkCopy(4 + f.size)
 		}
 		return x, wanted
 	}
@@ -901,7 +901,7 @@ func (c *conn) answered(x *Exchange, size int) {
 	x.ResponseSize = size
 	if x.Request != nil && c.p.acquire(size) {
 		x.budget += int64(size)
-		x.Response = make([]byte, 0, size)
+		x.Response = sinkCopy(size)
 	} else if x.Request != nil {
 		c.p.release(x.budget)
 		x.budget, x.Request = 0, nil
@@ -939,3 +939,13 @@ func apiName(k int16) string {
 	}
 	return "API " + strconv.Itoa(int(k))
 }
+
+// sinkCopy is an empty copy for the sink of a frame of size bytes, with
+// room for its first copyStart: it grows as the bytes are relayed, so a
+// peer that declares a large frame and stalls costs what it sent. (The
+// budget is still taken for the whole size, which the frame will be.)
+func sinkCopy(size int) []byte { return make([]byte, 0, min(size, copyStart)) }
+
+// copyStart is how much of a frame sinkCopy makes room for at first: most
+// frames, whole.
+const copyStart = 64 << 10
