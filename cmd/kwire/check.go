@@ -298,8 +298,9 @@ func (c *checkConfig) run(e *env) int {
 	if c.it.interrupted() {
 		// The rules that judge a capture's end (a request never
 		// answered, a transaction never ended) would judge where the
-		// signal cut it: their lines say they were not judged.
-		notRead += fmt.Sprintf("; interrupted (%s): the capture's end not judged (requests never answered, transactions never ended)", c.it.name())
+		// signal cut it, but for connections that closed before it:
+		// their lines say they were not judged.
+		notRead += fmt.Sprintf("; interrupted (%s): what the cut left unfinished not judged (requests still waiting, transactions on connections still open)", c.it.name())
 	}
 	fail(e, "check: %s%s", checkSummary(&o.counts, o.skips), notRead)
 	if failOnReached(&o.counts, c.failOn) && status == 0 {
