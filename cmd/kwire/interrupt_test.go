@@ -29,6 +29,31 @@ func bigCapture(t *testing.T, pairs int) []byte {
 	return b.Bytes()
 }
 
+// startKwire starts kwire with args in workDir, NO_COLOR set: standard
+// output is a pipe, standard error gathered in errb, and standard input a
+// pipe when withStdin is set (nil otherwise; the caller closes it).
+// Bounded: the process is killed after a minute, unless the test ended
+// first.
+func startKwire(t *testing.T, withStdin bool, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, errb *lockedBuffer) {
+	t.Helper()
+	cmd = exec.Command(kwireBin, args...)
+	cmd.Dir = workDir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var err error
+	if withStdin {
+		stdin, err = cmd.StdinPipe()
+		require.NoError(t, err)
+	}
+	stdout, err = cmd.StdoutPipe()
+	require.NoError(t, err)
+	errb = &lockedBuffer{}
+	cmd.Stderr = errb
+	require.NoError(t, cmd.Start())
+	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	t.Cleanup(func() { kill.Stop() })
+	return cmd, stdin, stdout, errb
+}
+
 // interrupted runs kwire with args on a capture fed through a pipe on
 // standard input, a piece at a time and never closed, and sends sig once
 // the first line of standard output arrived (unless waitForStdout, once
@@ -37,18 +62,7 @@ func bigCapture(t *testing.T, pairs int) []byte {
 // a minute.
 func interrupted(t *testing.T, args []string, capture []byte, sig syscall.Signal, waitForStdout bool) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(kwireBin, args...)
-	cmd.Dir = workDir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var errb lockedBuffer
-	cmd.Stderr = &errb
-	require.NoError(t, cmd.Start())
-	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
-	defer kill.Stop()
+	cmd, stdin, stdout, errb := startKwire(t, true, args...)
 	defer stdin.Close() // only once the command ended: the pipe stays open
 
 	half := make(chan struct{})
@@ -99,7 +113,7 @@ func interrupted(t *testing.T, args []string, capture []byte, sig syscall.Signal
 	if err := <-copied; err != io.EOF {
 		require.NoError(t, err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -180,15 +194,7 @@ func TestDecodeInterrupted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "many.bin")
 	require.NoError(t, os.WriteFile(path, bytes.Repeat(frame, n), 0o644))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		cmd := exec.Command(kwireBin, "decode", "--format", "ndjson", path)
-		cmd.Dir = workDir
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		var errb lockedBuffer
-		cmd.Stderr = &errb
-		require.NoError(t, cmd.Start())
-		kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+		cmd, _, stdout, errb := startKwire(t, false, "decode", "--format", "ndjson", path)
 		// Standard output is left unread past its first bytes until the
 		// signal came: kwire waits on the full pipe with most frames not
 		// decoded, however fast it decodes.
@@ -200,7 +206,6 @@ func TestDecodeInterrupted(t *testing.T) {
 		rest, err := io.ReadAll(stdout)
 		require.NoError(t, err)
 		err = cmd.Wait()
-		kill.Stop()
 		ee, ok := err.(*exec.ExitError)
 		require.True(t, ok, "exit status 0 after the signal: %v; stderr: %s", err, errb.String())
 		require.True(t, ee.Exited(), "ended by the signal, not by kwire: %v; stderr: %s", err, errb.String())
