@@ -284,7 +284,7 @@ func (c *checkConfig) run(e *env) int {
 		notRead += fmt.Sprintf("; %d of %d files truncated or corrupt (said above)", cut, len(c.files))
 	}
 	if o.tls > 0 {
-		notRead += fmt.Sprintf("; %d TLS connections not checked (encrypted, said above)", o.tls)
+		notRead += "; " + pluralOf(o.tls, "TLS connection", "TLS connections") + " not checked (encrypted, said above)"
 		if c.keys.file == "" {
 			defer fail(e, "check: %s", keyLogHint(o.tls))
 		}
@@ -298,15 +298,26 @@ func (c *checkConfig) run(e *env) int {
 	if c.it.interrupted() {
 		// The rules that judge a capture's end (a request never
 		// answered, a transaction never ended) would judge where the
-		// signal cut it: their lines say they were not judged.
-		notRead += fmt.Sprintf("; interrupted (%s): the capture's end not judged (requests never answered, transactions never ended)", c.it.name())
+		// signal cut it, but for connections that closed before it:
+		// their lines say they were not judged.
+		notRead += fmt.Sprintf("; interrupted (%s): what the cut left unfinished not judged (requests still waiting, transactions on connections still open)", c.it.name())
 	}
-	fail(e, "check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s",
-		o.counts[check.Error], o.counts[check.Warning], o.counts[check.Note], o.skips, notRead)
+	fail(e, "check: %s%s", checkSummary(&o.counts, o.skips), notRead)
 	if failOnReached(&o.counts, c.failOn) && status == 0 {
 		status = 1
 	}
 	return status
+}
+
+// checkSummary is the summary kwire check and kwire proxy --check end
+// with: the findings by severity (counts, skipped ones aside) and the
+// rules not judged (skips), each count agreeing with its noun in number
+// ("1 error, 2 warnings, 0 notes; 1 rule not judged (said in its
+// line)").
+func checkSummary(counts *[check.Error + 1]int, skips int) string {
+	return plural(counts[check.Error], "error") + ", " + plural(counts[check.Warning], "warning") + ", " +
+		plural(counts[check.Note], "note") + "; " +
+		pluralOf(skips, "rule not judged (said in its line)", "rules not judged (said in their lines)")
 }
 
 // parseFailOn reads the value of --fail-on, kwire check's and kwire proxy

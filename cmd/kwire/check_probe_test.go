@@ -54,5 +54,5 @@ func TestCheckProxyLegsFetchesSaySo(t *testing.T) {
 	require.Contains(t, out, "conv.fetch-offset skipped")
 	require.Contains(t, out, "alternate between connections")
 	require.Equal(t, 1, strings.Count(out, "\n"), out)
-	require.Contains(t, errOut, "1 rules not judged")
+	require.Contains(t, errOut, "1 rule not judged (said in its line)")
 }

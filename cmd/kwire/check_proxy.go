@@ -70,8 +70,7 @@ func (pc *proxyChecker) end(skipped int64) []byte {
 		notChecked = fmt.Sprintf("; %d of %d exchanges not checked (skipped: decoding was behind the traffic; --decode-cpu 0 checks every one)",
 			skipped, int64(pc.checked)+skipped)
 	}
-	return fmt.Appendf(b, "kwire: check: %d errors, %d warnings, %d notes; %d rules not judged (said in their lines)%s\n",
-		pc.counts[check.Error], pc.counts[check.Warning], pc.counts[check.Note], pc.skips, notChecked)
+	return fmt.Appendf(b, "kwire: check: %s%s\n", checkSummary(&pc.counts, pc.skips), notChecked)
 }
 
 // reached reports whether a finding was at least as severe as sev (0:

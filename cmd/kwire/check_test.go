@@ -52,7 +52,7 @@ func TestCheckText(t *testing.T) {
 	line := regexp.MustCompile(`(?m)^records\.crc error frame 1 correlation 1 request at byte 58 \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\.crc\): CRC-32C mismatch: computed 0x[0-9a-f]{8}, found 0x[0-9a-f]{8}$`)
 	require.Regexp(t, line, out)
 	require.Contains(t, out, "conn.version skipped frame 1 correlation 1 request: no ApiVersions answer", "a rule that cannot be judged says so once")
-	require.Contains(t, errOut, "check: 1 errors, 0 warnings, 0 notes")
+	require.Contains(t, errOut, "check: 1 error, 0 warnings, 0 notes")
 
 	_, _, code = runCLI(t, []string{"check", "--fail-on", "none", crc}, nil)
 	require.Equal(t, 0, code)
@@ -94,7 +94,7 @@ func TestCheckSaysWhatItCouldNotRead(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"check", junk, example(t, "records.crc.bad.hex")}, nil)
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, out, "records.crc error")
-	require.Contains(t, errOut, "check: 1 errors, 0 warnings, 0 notes; 1 rules not judged (said in their lines); 1 of 2 files not read (said above)")
+	require.Contains(t, errOut, "check: 1 error, 0 warnings, 0 notes; 1 rule not judged (said in its line); 1 of 2 files not read (said above)")
 }
 
 // TestCheckSaysJSONIsNotFrames: kwire pcap's and kwire proxy's NDJSON
@@ -136,7 +136,7 @@ func TestCheckSaysACaptureIsCut(t *testing.T) {
 	whole := trafficPcap(t, traffic.PcapOptions{Pairs: 20})
 	_, errOut, code := runCLI(t, []string{"check", whole}, nil)
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `^kwire: check: 0 errors, \d+ warnings, \d+ notes; \d+ rules not judged \(said in their lines\)\n$`, errOut)
+	require.Regexp(t, `^kwire: check: 0 errors, \d+ warnings?, \d+ notes?; \d+ (rules not judged \(said in their lines\)|rule not judged \(said in its line\))\n$`, errOut)
 
 	b, err := os.ReadFile(whole)
 	require.NoError(t, err)
@@ -476,7 +476,7 @@ func TestProxyCheckSkippedExchangesAreLost(t *testing.T) {
 	// exchanges, or (when the proxy fell behind before any batch of the
 	// producer was checked) the first batch seen starting past 0.
 	require.Regexp(t, `(?m)^kwire: check: conv\.sequence skipped .*(a producer's batch after exchanges were left out unchecked \(decoding was behind\) is not judged|a producer's first batch seen for a partition is judged from its sequence on)`, errOut)
-	require.Regexp(t, `(?m)^kwire: check: 0 errors, 0 warnings, 0 notes; [1-9]\d* rules not judged \(said in their lines\); `+m[1]+` of \d+ exchanges not checked \(skipped: decoding was behind the traffic; --decode-cpu 0 checks every one\)$`, errOut)
+	require.Regexp(t, `(?m)^kwire: check: 0 errors, 0 warnings, 0 notes; (1 rule not judged \(said in its line\)|([2-9]|[1-9]\d+) rules not judged \(said in their lines\)); `+m[1]+` of \d+ exchanges not checked \(skipped: decoding was behind the traffic; --decode-cpu 0 checks every one\)$`, errOut)
 	said := regexp.MustCompile(`(?m)^kwire: proxy: \d+ exchanges skipped in the last second, \d+ in all: decoding was behind`).FindAllString(errOut, -1)
 	require.LessOrEqual(t, len(said), int(elapsed/time.Second)+1, errOut)
 }
@@ -688,8 +688,32 @@ func TestCaptureTLSConnectionSaid(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, out)
 	require.Equal(t, "kwire: "+file+": "+note+", not checked\n"+
-		"kwire: check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 TLS connections not checked (encrypted, said above)\n"+
+		"kwire: check: 0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines); 1 TLS connection not checked (encrypted, said above)\n"+
 		"kwire: check: "+hint+"\n", errOut)
+}
+
+// TestCheckSummaryAgreesInNumber: the summary kwire check and kwire
+// proxy --check end with gives each count its noun in the singular for
+// one and in the plural otherwise; it said "1 errors", "1 rules not
+// judged".
+func TestCheckSummaryAgreesInNumber(t *testing.T) {
+	for _, tc := range []struct {
+		counts [check.Error + 1]int // none, notes, warnings, errors
+		skips  int
+		want   string
+	}{
+		{[4]int{}, 0, "0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines)"},
+		{[4]int{0, 1, 1, 1}, 1, "1 error, 1 warning, 1 note; 1 rule not judged (said in its line)"},
+		{[4]int{0, 2, 3, 4}, 2, "4 errors, 3 warnings, 2 notes; 2 rules not judged (said in their lines)"},
+		{[4]int{7, 1, 11, 21}, 101, "21 errors, 11 warnings, 1 note; 101 rules not judged (said in their lines)"},
+	} {
+		require.Equal(t, tc.want, checkSummary(&tc.counts, tc.skips), "%v %d", tc.counts, tc.skips)
+	}
+
+	// Through the CLI: one error and one rule not judged.
+	_, errOut, code := runCLI(t, []string{"check", example(t, "records.crc.bad.hex")}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Equal(t, "kwire: check: 1 error, 0 warnings, 0 notes; 1 rule not judged (said in its line)\n", errOut)
 }
 
 // TestFailOn: --fail-on, read and compared by one pair of functions for

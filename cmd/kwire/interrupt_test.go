@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -28,6 +29,31 @@ func bigCapture(t *testing.T, pairs int) []byte {
 	return b.Bytes()
 }
 
+// startKwire starts kwire with args in workDir, NO_COLOR set: standard
+// output is a pipe, standard error gathered in errb, and standard input a
+// pipe when withStdin is set (nil otherwise; the caller closes it).
+// Bounded: the process is killed after a minute, unless the test ended
+// first.
+func startKwire(t *testing.T, withStdin bool, args ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, errb *lockedBuffer) {
+	t.Helper()
+	cmd = exec.Command(kwireBin, args...)
+	cmd.Dir = workDir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var err error
+	if withStdin {
+		stdin, err = cmd.StdinPipe()
+		require.NoError(t, err)
+	}
+	stdout, err = cmd.StdoutPipe()
+	require.NoError(t, err)
+	errb = &lockedBuffer{}
+	cmd.Stderr = errb
+	require.NoError(t, cmd.Start())
+	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	t.Cleanup(func() { kill.Stop() })
+	return cmd, stdin, stdout, errb
+}
+
 // interrupted runs kwire with args on a capture fed through a pipe on
 // standard input, a piece at a time and never closed, and sends sig once
 // the first line of standard output arrived (unless waitForStdout, once
@@ -36,18 +62,7 @@ func bigCapture(t *testing.T, pairs int) []byte {
 // a minute.
 func interrupted(t *testing.T, args []string, capture []byte, sig syscall.Signal, waitForStdout bool) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(kwireBin, args...)
-	cmd.Dir = workDir
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	var errb lockedBuffer
-	cmd.Stderr = &errb
-	require.NoError(t, cmd.Start())
-	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
-	defer kill.Stop()
+	cmd, stdin, stdout, errb := startKwire(t, true, args...)
 	defer stdin.Close() // only once the command ended: the pipe stays open
 
 	half := make(chan struct{})
@@ -98,7 +113,7 @@ func interrupted(t *testing.T, args []string, capture []byte, sig syscall.Signal
 	if err := <-copied; err != io.EOF {
 		require.NoError(t, err)
 	}
-	err = cmd.Wait()
+	err := cmd.Wait()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -179,15 +194,7 @@ func TestDecodeInterrupted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "many.bin")
 	require.NoError(t, os.WriteFile(path, bytes.Repeat(frame, n), 0o644))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		cmd := exec.Command(kwireBin, "decode", "--format", "ndjson", path)
-		cmd.Dir = workDir
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		var errb lockedBuffer
-		cmd.Stderr = &errb
-		require.NoError(t, cmd.Start())
-		kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+		cmd, _, stdout, errb := startKwire(t, false, "decode", "--format", "ndjson", path)
 		// Standard output is left unread past its first bytes until the
 		// signal came: kwire waits on the full pipe with most frames not
 		// decoded, however fast it decodes.
@@ -199,7 +206,6 @@ func TestDecodeInterrupted(t *testing.T) {
 		rest, err := io.ReadAll(stdout)
 		require.NoError(t, err)
 		err = cmd.Wait()
-		kill.Stop()
 		ee, ok := err.(*exec.ExitError)
 		require.True(t, ok, "exit status 0 after the signal: %v; stderr: %s", err, errb.String())
 		require.True(t, ee.Exited(), "ended by the signal, not by kwire: %v; stderr: %s", err, errb.String())
@@ -227,7 +233,9 @@ func TestDecodeInterruptedReading(t *testing.T) {
 // judge: a request still waiting for its answer when the reading stopped,
 // after a later request of its connection was answered, may be answered
 // after the cut, so it is not said never answered (a conn.order error,
-// before); its line says it was not judged, and so does the summary.
+// before); its line says it was not judged, and so does the summary. A
+// transaction is likewise not judged where the cut left its producer
+// connected, and judged where its connections closed before the cut.
 func TestCheckInterruptedEndNotJudged(t *testing.T) {
 	a := exampleFrame(t, "Metadata", 9, false, 1)
 	b := exampleFrame(t, "Metadata", 9, false, 2)
@@ -241,21 +249,66 @@ func TestCheckInterruptedEndNotJudged(t *testing.T) {
 	require.Equal(t, 130, code, errOut)
 	require.NotContains(t, out, "never answered")
 	require.Regexp(t, `(?m)^conn\.order skipped conn 1 correlation 1 request \(packet 4\): a request in flight when the reading was interrupted, after later requests were answered, is not judged for its answer \(it may have come after the cut\)$`, out)
-	require.Contains(t, errOut, "; interrupted (SIGINT): the capture's end not judged (requests never answered, transactions never ended)\n")
+	require.Contains(t, errOut, "; interrupted (SIGINT): what the cut left unfinished not judged (requests still waiting, transactions on connections still open)\n")
 
 	// Read to its end, the same capture says it.
 	out, errOut, code = runCLI(t, []string{"check", file}, nil)
 	require.Equal(t, 1, code, errOut)
 	require.Regexp(t, `(?m)^conn\.order error conn 1 correlation 1 request \(packet 4\): the request was never answered, though later requests were`, out)
 
-	// A transaction open where the signal cut the capture (its producer
-	// closed its connection, there, without EndTxn: a conv.txn-end
-	// warning at the capture's end) is not judged either.
-	capture, err = os.ReadFile(filepath.Join(checkCaptures, "conv.txn-end.bad.pcapng"))
+	// A transaction its producer left open by closing its connection
+	// (a conv.txn-end warning at the capture's end), the connection
+	// closed before the signal: it ended whole before the cut, so it is
+	// judged as the capture read to its end judges it. It was said not
+	// judged, as the cut's.
+	txnFile, err := filepath.Abs(filepath.Join(checkCaptures, "conv.txn-end.bad.pcapng"))
 	require.NoError(t, err)
-	out, errOut, code = interrupted(t, []string{"check", "-"}, capture, syscall.SIGINT, true)
+	txnEnd, err := os.ReadFile(txnFile)
+	require.NoError(t, err)
+	const warned = "conv.txn-end warning conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): producer id 3560889763892045510 closed its connections with a transaction open, expected EndTxn, found no EndTxn\n"
+	out, errOut, code = runCLI(t, []string{"check", txnFile}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, warned, "read to its end")
+	out, errOut, code = interrupted(t, []string{"check", "-"}, txnEnd, syscall.SIGINT, true)
+	require.Equal(t, 130, code, errOut)
+	require.Contains(t, out, warned)
+	require.NotContains(t, out, "conv.txn-end skipped")
+	require.Contains(t, errOut, "interrupted (SIGINT): what the cut left unfinished not judged")
+
+	// The same capture cut before the producer's connection closed (the
+	// first FIN after its requests): the transaction is open there with
+	// its producer connected, which the cut left unfinished: not judged.
+	cut := pcapngBeforeFIN(t, txnEnd)
+	out, errOut, code = interrupted(t, []string{"check", "-"}, cut, syscall.SIGINT, true)
 	require.Equal(t, 130, code, errOut)
 	require.NotContains(t, out, "conv.txn-end warning")
-	require.Regexp(t, `(?m)^conv\.txn-end skipped conn 2 correlation 3 request \(packet 16\) at byte 66 \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\): not judged at the capture's end: the reading was interrupted, and what it was cut in \(.*\) is not where the capture ends$`, out)
-	require.Contains(t, errOut, "interrupted (SIGINT): the capture's end not judged")
+	require.Regexp(t, `(?m)^conv\.txn-end skipped conn 2 correlation 3 request \(packet 16\) at byte 66 \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\]\): not judged at the capture's end: the reading was interrupted, and what it was cut in \(the capture ended with a transaction open and its producer connected\) is not where the capture ends$`, out)
+	require.Contains(t, errOut, "interrupted (SIGINT): what the cut left unfinished not judged")
+}
+
+// pcapngBeforeFIN is the pcapng capture b (little-endian, Ethernet,
+// IPv4) up to the first packet with TCP's FIN flag that comes after a
+// packet carrying data: a capture cut before that connection closed.
+func pcapngBeforeFIN(t *testing.T, b []byte) []byte {
+	t.Helper()
+	le := binary.LittleEndian
+	data := false
+	for off := 0; off+12 <= len(b); {
+		typ, n := le.Uint32(b[off:]), int(le.Uint32(b[off+4:]))
+		require.True(t, n >= 12 && off+n <= len(b), "block at %d", off)
+		if typ == 6 { // enhanced packet block
+			pkt := b[off+28 : off+28+int(le.Uint32(b[off+20:]))]
+			require.Equal(t, []byte{8, 0}, pkt[12:14], "IPv4 over Ethernet")
+			ip := pkt[14:]
+			tcp := ip[int(ip[0]&0xf)*4:]
+			payload := int(binary.BigEndian.Uint16(ip[2:])) - int(ip[0]&0xf)*4 - int(tcp[12]>>4)*4
+			if tcp[13]&0x01 != 0 && data {
+				return b[:off]
+			}
+			data = data || payload > 0
+		}
+		off += n
+	}
+	t.Fatal("no FIN after data")
+	return nil
 }

@@ -169,7 +169,7 @@ func TestCheckSASLv0Tokens(t *testing.T) {
 			out, errOut, code := runCLI(t, []string{"check", file}, nil)
 			require.Equal(t, 1, code, out+errOut)
 			require.Contains(t, out, tc.finding+"\n")
-			require.Regexp(t, `kwire: check: 1 errors, 0 warnings, 0 notes`, errOut)
+			require.Regexp(t, `kwire: check: 1 error, 0 warnings, 0 notes`, errOut)
 		})
 	}
 }
@@ -200,7 +200,7 @@ func TestCheckBearerExpired(t *testing.T) {
 	out, errOut, code := runCLI(t, []string{"check", pcap(0)}, nil)
 	require.Equal(t, 1, code, out+errOut)
 	require.Regexp(t, `(?m)^frame\.sasl error conn 1 correlation 2 request \(packet 6\) at byte \d+ \(body\.authBytes\.jwtClaims\): OAUTHBEARER's JWT expired at 2024-05-01T11:00:00Z, 1h0m0s before it was sent \(by the capture's or the proxy's clock\): Kafka's broker refuses it, allowing 30s of clock skew by default, expected exp after 2024-05-01T11:59:30Z, found 1714561200 \(2024-05-01T11:00:00Z\)$`, out)
-	require.Contains(t, errOut, "kwire: check: 1 errors,")
+	require.Contains(t, errOut, "kwire: check: 1 error,")
 
 	// Sent at 10:30, half an hour before it expired: nothing to say of it.
 	out, errOut, code = runCLI(t, []string{"check", "--fail-on", "error", pcap(-90 * time.Minute)}, nil)

@@ -166,7 +166,7 @@ func TestProxyCheckSASLv0Tokens(t *testing.T) {
 	})
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, errOut, `kwire: check: conn.sasl-exchange error conn 1 response at byte 6 (value.nonce): the server's SCRAM nonce does not continue the client's: the Java client refuses it, expected a nonce starting "clientnonce", found "XXXXclientnonce0server"`)
-	require.Contains(t, errOut, "kwire: check: 1 errors, 0 warnings, 0 notes")
+	require.Contains(t, errOut, "kwire: check: 1 error, 0 warnings, 0 notes")
 	require.Equal(t, 2, strings.Count(out, `"saslToken":true`), out)
 }
 
@@ -185,7 +185,7 @@ func TestProxyCheckBearerExpired(t *testing.T) {
 	})
 	require.Equal(t, 1, code, errOut)
 	require.Regexp(t, `kwire: check: frame\.sasl error conn 1 correlation 2 request at byte \d+ \(body\.authBytes\.jwtClaims\): OAUTHBEARER's JWT expired at 2024-05-01T11:00:00Z, \d+h\d+m\d+s before it was sent`, errOut)
-	require.Contains(t, errOut, "kwire: check: 1 errors, 0 warnings, 0 notes")
+	require.Contains(t, errOut, "kwire: check: 1 error, 0 warnings, 0 notes")
 }
 
 // proxyCheckScript runs kwire proxy --check in front of a broker that

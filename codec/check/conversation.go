@@ -675,7 +675,10 @@ func (c *Checker) commit(a *analysis, who string) {
 // without ending it, judged only where the capture holds the
 // transaction's start (so its coordinator's connection), its coordinator
 // did not move, and nothing was lost since it began. It returns those
-// findings.
+// findings. What it judges (a finding not Skipped) is only of
+// connections the caller marked closed: it holds as well for a capture
+// whose reading was cut after they closed (kwire check's Ctrl-C), whereas
+// what it says not judged may depend on where the capture ended.
 func (c *Checker) End() []Finding {
 	c.out = c.out[:0]
 	pids := make([]int64, 0, len(c.txns))

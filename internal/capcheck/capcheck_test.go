@@ -2,6 +2,7 @@ package capcheck
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"testing"
 
@@ -137,4 +138,59 @@ func TestDamagedSide(t *testing.T) {
 	assert.Equal(t, 6, cx.RequestPacket)
 	assert.Nil(t, cx.Response)
 	assert.Equal(t, 2, v.Damaged())
+}
+
+// stopAt reads b, then stops the reading (kwire check's Ctrl-C) rather
+// than end: the capture is cut after b.
+type stopAt struct{ b []byte }
+
+func (s *stopAt) Read(p []byte) (int, error) {
+	if len(s.b) == 0 {
+		return 0, capture.ErrStopped
+	}
+	n := copy(p, s.b)
+	s.b = s.b[n:]
+	return n, nil
+}
+
+// TestStoppedEndJudgesClosedConnections: a reading stopped after the
+// producer's connection closed (conv.txn-end.bad.pcapng whole: records
+// of a transaction, then the connection closes without EndTxn) judges
+// the transaction as the capture read to its end does: the connection
+// ended whole before the cut. It was said not judged, as the cut's.
+// Stopped before the close, the transaction is what the cut left
+// unfinished: not judged.
+func TestStoppedEndJudgesClosedConnections(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/check/conv.txn-end.bad.pcapng")
+	require.NoError(t, err)
+	end := func(b []byte, stopped bool) []string {
+		var res *capture.Result
+		if stopped {
+			res, err = capture.Read(&stopAt{b}, capture.Options{KeepDamaged: true})
+		} else {
+			res, err = capture.Read(bytes.NewReader(b), capture.Options{KeepDamaged: true})
+		}
+		require.NoError(t, err)
+		require.Equal(t, stopped, res.Stopped)
+		_, fs, _ := run(res)
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.String())
+		}
+		return got
+	}
+	const warned = "conv.txn-end warning conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): producer id 3560889763892045510 closed its connections with a transaction open, expected EndTxn, found no EndTxn"
+	assert.Equal(t, []string{warned}, end(b, false))
+	assert.Equal(t, []string{warned}, end(b, true))
+
+	// Cut at the first FIN after data (packet 18, the client's: the
+	// blocks before it, counted from the file's start).
+	off, pkt := 0, 0
+	for pkt < 17 {
+		if binary.LittleEndian.Uint32(b[off:]) == 6 {
+			pkt++
+		}
+		off += int(binary.LittleEndian.Uint32(b[off+4:]))
+	}
+	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (the capture ended with a transaction open and its producer connected) is not where the capture ends"}, end(b[:off], true))
 }

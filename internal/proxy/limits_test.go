@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -26,6 +27,7 @@ import (
 const (
 	childUpstream = "KWIRE_PROXY_CHILD_UPSTREAM"
 	childFree     = "KWIRE_PROXY_CHILD_FREE"
+	childLimit    = 128 // the child's RLIMIT_NOFILE
 )
 
 func TestMain(m *testing.M) {
@@ -37,12 +39,22 @@ func TestMain(m *testing.M) {
 
 // runChildProxy runs a proxy in front of up with exactly KWIRE_PROXY_CHILD_FREE
 // descriptors left free: it lowers its own RLIMIT_NOFILE, starts the proxy,
-// then takes descriptors (on /dev/null) until none is left and gives back
-// that many. It prints the proxy's address on stdout, its log on stderr,
-// and runs until stdin closes.
+// waits for its spare connection to the broker, then takes descriptors (on
+// /dev/null) until none is left and gives back that many. It prints the
+// proxy's address on stdout, its log on stderr, and runs until stdin
+// closes.
+//
+// The count is exact only if nothing else opens or closes a descriptor
+// meanwhile. The spare is dialled by a goroutine of its own: dialled
+// while the descriptors were taken, it failed for want of one and took one
+// of those given back 100 ms later, one fewer for the clients. The
+// descriptors taken are held to the end: once unreachable, the garbage
+// collector closed them (an *os.File's cleanup) at a moment of its
+// choosing, giving the proxy more, and a client that should have waited
+// was served.
 func runChildProxy(up string) int {
 	free, _ := strconv.Atoi(os.Getenv(childFree))
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 128, Max: 128}); err != nil {
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: childLimit, Max: childLimit}); err != nil {
 		fmt.Fprintln(os.Stderr, "setrlimit:", err)
 		return 1
 	}
@@ -55,6 +67,12 @@ func runChildProxy(up string) int {
 	defer cancel()
 	done := make(chan struct{})
 	go func() { p.Serve(ctx); close(done) }()
+	for deadline := time.Now().Add(10 * time.Second); !hasSpare(p); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			fmt.Fprintln(os.Stderr, "no spare connection to the broker in 10 s")
+			return 1
+		}
+	}
 	var held []*os.File
 	for {
 		f, err := os.Open(os.DevNull)
@@ -70,15 +88,45 @@ func runChildProxy(up string) int {
 	for _, f := range held[len(held)-free:] {
 		f.Close()
 	}
+	// A collection now, as one may come at any time: the descriptors
+	// held stay open through it.
+	runtime.GC()
 	fmt.Println(p.Addr().String())
 	io.Copy(io.Discard, os.Stdin)
 	cancel()
 	<-done
+	runtime.KeepAlive(held) // open until the proxy stopped
 	return 0
 }
 
-// childProxy starts runChildProxy and returns its address and its log.
-func childProxy(t *testing.T, upstream string, free int) (string, *logs) {
+// hasSpare reports whether p's first listener holds its spare connection
+// to the broker.
+func hasSpare(p *Proxy) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.listeners[0].spare != nil
+}
+
+// freeDescriptors is how many descriptors the process pid has free
+// under childLimit, read from /proc/PID/fd; ok is false where there is
+// no such folder (not Linux).
+func freeDescriptors(pid int) (n int, ok bool) {
+	ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+	if err != nil {
+		return 0, false
+	}
+	n = childLimit
+	for _, e := range ents {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd < childLimit {
+			n--
+		}
+	}
+	return n, true
+}
+
+// childProxy starts runChildProxy and returns its address, its log and
+// its process id.
+func childProxy(t *testing.T, upstream string, free int) (string, *logs, int) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childUpstream+"="+upstream, childFree+"="+strconv.Itoa(free))
 	stdin, err := cmd.StdinPipe()
@@ -112,7 +160,7 @@ func childProxy(t *testing.T, upstream string, free int) (string, *logs) {
 	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	require.NoError(t, err, lg.String())
-	return strings.TrimSpace(line), lg
+	return strings.TrimSpace(line), lg, cmd.Process.Pid
 }
 
 // TestAcceptOutOfFiles: when the proxy has no descriptor left, a client
@@ -123,7 +171,10 @@ func childProxy(t *testing.T, upstream string, free int) (string, *logs) {
 func TestAcceptOutOfFiles(t *testing.T) {
 	b := newFakeBroker(t)
 	const served = 3 // clients served at once: two descriptors each
-	addr, lg := childProxy(t, b.addr(), 2*served)
+	addr, lg, pid := childProxy(t, b.addr(), 2*served)
+	if n, ok := freeDescriptors(pid); ok {
+		require.Equal(t, 2*served, n, "the descriptors the proxy is left")
+	}
 	var conns []net.Conn
 	for i := range served {
 		c, err := net.Dial("tcp", addr)
@@ -133,7 +184,14 @@ func TestAcceptOutOfFiles(t *testing.T) {
 		require.NoError(t, err, "client %d is served: %s", i, lg)
 		conns = append(conns, c)
 	}
-	// Every descriptor is taken: the next client is not accepted.
+	// Every descriptor is taken: the next client is not accepted. The
+	// last may still be free for a moment: the spare taken by the last
+	// client is dialled again by a goroutine of its own. A client
+	// accepted then would find no descriptor to reach the broker with,
+	// and be reset.
+	if _, ok := freeDescriptors(pid); ok {
+		require.Eventually(t, func() bool { n, _ := freeDescriptors(pid); return n == 0 }, 5*time.Second, time.Millisecond, "a descriptor left free: %s", lg)
+	}
 	waiting, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer waiting.Close()
