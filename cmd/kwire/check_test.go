@@ -680,7 +680,7 @@ func TestCaptureTLSConnectionSaid(t *testing.T) {
 	const note = "packet 4: conn 1 10.0.0.2:40000->10.0.0.1:9092: TLS (record header 16 03 01): encrypted, not decoded"
 	out, errOut, code := runCLI(t, []string{"pcap", "--summary", file}, nil)
 	require.Equal(t, 0, code, errOut)
-	hint := "1 TLS connections left encrypted: --tls-keylog FILE decrypts them with the secrets their clients logged (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter)"
+	hint := "1 TLS connection left encrypted: --tls-keylog FILE decrypts it with the secrets its client logged (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter)"
 	require.Equal(t, "kwire: "+file+": "+note+"\nkwire: "+file+": "+hint+"\n", errOut)
 	require.True(t, strings.HasPrefix(out, "6 packets, 0 connections, 0 exchanges, 6 non-Kafka packets, 1 TLS connection among them (encrypted, not decoded)\n"), out)
 

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/kwire/kwire/internal/capture"
@@ -102,10 +101,11 @@ func (k *keyLogFlag) missing(n int) string {
 	if k.file == "" || k.seen != nil || n == 0 {
 		return ""
 	}
-	return "--tls-keylog " + k.file + " never appeared: " + strconv.Itoa(n) + " TLS connections left encrypted"
+	return "--tls-keylog " + k.file + " never appeared: " + plural(n, "TLS connection") + " left encrypted"
 }
 
 // keyLogHint says how n TLS connections left encrypted are decrypted.
 func keyLogHint(n int) string {
-	return strconv.Itoa(n) + " TLS connections left encrypted: --tls-keylog FILE decrypts them with the secrets their clients logged (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter)"
+	return pluralOf(n, "TLS connection left encrypted: --tls-keylog FILE decrypts it with the secrets its client logged",
+		"TLS connections left encrypted: --tls-keylog FILE decrypts them with the secrets their clients logged") + " (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter)"
 }

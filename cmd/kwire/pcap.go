@@ -242,7 +242,7 @@ func runPcap(e *env, args []string) int {
 	}
 	if cfg.strict && res.TLS > 0 {
 		// Each is said above: encrypted, not decoded.
-		fail(e, "%s: %d TLS connections left encrypted, not decoded (--strict)", cfg.file, res.TLS)
+		fail(e, "%s: %s left encrypted, not decoded (--strict)", cfg.file, plural(res.TLS, "TLS connection"))
 		status = 1
 	}
 	if res.Stopped {

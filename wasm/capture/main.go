@@ -99,7 +99,11 @@ func readCapture(this js.Value, args []js.Value) any {
 		res.Notes = append([]capture.Note{{Message: keyNote}}, res.Notes...)
 	}
 	if res.TLS > 0 && opts.KeyLog == nil {
-		res.Notes = append(res.Notes, capture.Note{Message: strconv.Itoa(res.TLS) + " TLS connections left encrypted: open or drop the key log their clients wrote (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter) to decrypt them"})
+		msg := " TLS connections left encrypted: open or drop the key log their clients wrote (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter) to decrypt them"
+		if res.TLS == 1 {
+			msg = " TLS connection left encrypted: open or drop the key log its client wrote (SSLKEYLOGFILE, Go's tls.Config.KeyLogWriter) to decrypt it"
+		}
+		res.Notes = append(res.Notes, capture.Note{Message: strconv.Itoa(res.TLS) + msg})
 	}
 	frames := js.Global().Get("Array").New()
 	for _, x := range res.Exchanges {
