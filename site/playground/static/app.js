@@ -29,7 +29,7 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows, drawCapSummary } from './capture.js';
 import { isStorageName, looksLikeSegment, openStorage, closeStorage } from './storage.js';
 import { filesOfEntries, filesOfInput, partitions, firstShown, leftOut, topicOf } from './folder.js';
-import { setJSONForm, readLink, drawExamples } from './link.js';
+import { setJSONForm, readLink, followLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo, newLink } from './encode.js';
 import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
 import { copy, encCopy } from './copy.js';
@@ -279,17 +279,19 @@ async function openFiles(fs) {
 }
 // A fragment the page did not write: a link followed, or Back and Forward
 // through the places the page pushed. Back to the page without one is the
-// page as it opened: empty.
-window.addEventListener('hashchange', () => {
+// page as it opened: empty. It is taken at popstate, which comes as the
+// browser goes to the entry, before any answer of the worker's for the
+// entry left can write that entry's link over it (hashchange comes a task
+// later: a frame's answer came between, once, and its link, written over
+// the entry as it opened, then read as the page's own); hashchange, which
+// comes after, finds the fragment taken.
+const followed = () => {
   if (location.hash === st.lastHash) return;
   st.lastHash = location.hash;
-  if (location.hash) { readLink(); return; }
-  closeStorage();
-  setMode('decode');
-  st.file = null; st.pasted = null;
-  $('input').value = '';
-  decodeInput();
-});
+  followLink();
+};
+window.addEventListener('popstate', followed);
+window.addEventListener('hashchange', followed);
 
 // isKeyLog says whether f is a TLS key log: a text whose first line that
 // is not a comment is one of the NSS format's (LABEL, a 64-digit client
