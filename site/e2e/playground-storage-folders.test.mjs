@@ -233,3 +233,18 @@ test('files dropped beside a folder are read with it', { timeout: 180_000 }, asy
   assert.deepEqual(big.errors, []);
   await big.close();
 });
+
+// Folders are opened and dropped as files are: the input's label, its
+// placeholder and the first status say so, not files alone.
+test('the input\'s label, placeholder and first status say files or folders', { timeout: 120_000 }, async () => {
+  const page = await open();
+  const said = await page.evaluate(() => {
+    const i = document.getElementById('input');
+    return { label: [...i.labels].map((l) => l.textContent).join(' '), placeholder: i.placeholder, status: document.getElementById('status').textContent };
+  });
+  assert.match(said.label, /drop files or folders anywhere on the page: .*a partition's folder$/);
+  assert.match(said.placeholder, /^e\.g\. 0000001b[0-9a-f]+, or drop files or folders on the page$/);
+  assert.equal(said.status, 'Paste bytes above, pick an example, or open or drop files or folders.');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

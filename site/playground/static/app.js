@@ -394,7 +394,7 @@ st.apisReady = rpc('init').then((apis) => {
 });
 drawExamples();
 readLink().then((linked) => {
-  if (!linked) status('Paste bytes above, pick an example, open a file, or drop one here.');
+  if (!linked) status('Paste bytes above, pick an example, or open or drop files or folders.');
 });
 
 // The service worker's install fetches the core files, kwire.wasm again
