@@ -169,3 +169,82 @@ test('the log end is judged only when the newest segment is among the files', { 
   assert.match((await files(w)).find((f) => f.startsWith('leader-epoch-checkpoint')), /epoch 1 starts at offset 50, past the log end offset 42/);
   await w.close();
 });
+
+// Files dropped beside a folder are read with it, as they are when
+// dropped alone (they were said left out, not being in a folder): a
+// segment renamed is a set of Kafka files of its own, a schema goes to the
+// record payloads, and a capture, which is not shown with a folder's
+// files, is said not opened and why. They come within the bound before
+// the folder's files, however many those are.
+test('files dropped beside a folder are read with it', { timeout: 180_000 }, async () => {
+  const drop = async (page, files) => {
+    const cdp = await page.context().newCDPSession(page);
+    const data = { items: [], files, dragOperationsMask: 1 };
+    for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, x: 300, y: 300, data });
+  };
+  const beside = await mkdtemp(join(dir, 'beside-'));
+  const renamed = join(beside, 'orders-segment.log');
+  await copyFile(join(orders, '00000000000000000000.log'), renamed);
+  const schema = join(beside, 'order.avsc');
+  await writeFile(schema, '{"type":"record","name":"Order","fields":[{"name":"amount","type":"long"}]}');
+  const capture = join(beside, 'example.pcapng');
+  await copyFile(join(root, 'site', 'playground', 'static', 'example.pcapng'), capture);
+
+  const page = await open();
+  await drop(page, [orders, renamed, schema]);
+  await read(page);
+  // The folder is shown, the file beside it is a set to pick.
+  assert.match(await page.textContent('#st-title'), /^orders-0: 10 storage files, 42 records/);
+  assert.deepEqual(await page.$$eval('#st-part option', (os) => os.map((o) => o.textContent)),
+    ['the files dropped beside the folder (1 file)', 'orders-0 (10 files)']);
+  const note = await page.textContent('#st-folder');
+  assert.doesNotMatch(note, /Left out/);
+  assert.match(note, /^The folder orders-0 and the files dropped beside it hold 2 sets of Kafka files, each checked on its own/);
+  assert.match(note, /Schemas taken for record payloads: order\.avsc\.$/);
+  assert.deepEqual(await page.$$eval('#pay-list li', (l) => l.map((x) => x.firstChild.textContent)), ['order.avsc']);
+  await page.selectOption('#st-part', { index: 0 });
+  await page.waitForFunction(() => /^1 storage file, 24 records/.test(document.getElementById('st-title').textContent) &&
+    !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 })
+    .catch(async () => assert.fail('the segment dropped beside the folder is not read: ' + await page.textContent('#st-title')));
+  assert.equal(await rows(page), 24);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+
+  // A capture beside the folder: not shown with it, and said so.
+  const cap = await open();
+  await drop(cap, [orders, capture]);
+  await read(cap);
+  assert.match(await cap.textContent('#st-title'), /^orders-0: 10 storage files, 42 records/);
+  assert.equal(await cap.textContent('#st-folder'),
+    'Not opened: example.pcapng, dropped beside the folder: a frame or capture is shown on its own, not with a folder\'s files; open it by itself.');
+  assert.deepEqual(cap.errors, []);
+  await cap.close();
+
+  // A folder of more files than the bound, the segment beside it dropped
+  // after it: the segment is read all the same.
+  const many = join(await mkdtemp(join(dir, 'many-')), 'many');
+  await mkdir(many);
+  for (let i = 0; i < 510; i++) await writeFile(join(many, 'note-' + String(i).padStart(3, '0') + '.txt'), '');
+  const big = await open();
+  await drop(big, [many, renamed]);
+  await read(big);
+  assert.match(await big.textContent('#st-title'), /^1 storage file, 24 records/);
+  assert.match(await big.textContent('#st-folder'), /^Left out: the files past the first 500 .*; 499 files not named as Kafka names its files \(many\/note-000\.txt/);
+  assert.deepEqual(big.errors, []);
+  await big.close();
+});
+
+// Folders are opened and dropped as files are: the input's label, its
+// placeholder and the first status say so, not files alone.
+test('the input\'s label, placeholder and first status say files or folders', { timeout: 120_000 }, async () => {
+  const page = await open();
+  const said = await page.evaluate(() => {
+    const i = document.getElementById('input');
+    return { label: [...i.labels].map((l) => l.textContent).join(' '), placeholder: i.placeholder, status: document.getElementById('status').textContent };
+  });
+  assert.match(said.label, /drop files or folders anywhere on the page: .*a partition's folder$/);
+  assert.match(said.placeholder, /^e\.g\. 0000001b[0-9a-f]+, or drop files or folders on the page$/);
+  assert.equal(said.status, 'Paste bytes above, pick an example, or open or drop files or folders.');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

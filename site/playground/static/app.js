@@ -29,7 +29,7 @@ import { looksLikeCapture, run, redo, redoSoon, decodeInput } from './decode.js'
 import { drawCapRows, drawCapSummary } from './capture.js';
 import { isStorageName, looksLikeSegment, openStorage, closeStorage } from './storage.js';
 import { filesOfEntries, filesOfInput, partitions, firstShown, leftOut, topicOf } from './folder.js';
-import { setJSONForm, readLink, drawExamples } from './link.js';
+import { setJSONForm, readLink, followLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo, newLink } from './encode.js';
 import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
 import { copy, encCopy } from './copy.js';
@@ -175,7 +175,7 @@ document.addEventListener('drop', (e) => {
   const entries = items.filter((i) => i.kind === 'file' && i.webkitGetAsEntry).map((i) => i.webkitGetAsEntry()).filter(Boolean);
   if (entries.some((x) => x.isDirectory)) {
     status('Reading the folder…');
-    filesOfEntries(entries).then(openFolder, (err) => status('The folder could not be read: ' + err.message));
+    filesOfEntries(entries).then(openDropped, (err) => status('The folder could not be read: ' + err.message));
     return;
   }
   openFiles(e.dataTransfer ? [...e.dataTransfer.files] : []);
@@ -185,20 +185,48 @@ document.addEventListener('drop', (e) => {
 // folder.js), whose partitions the Partition select picks from.
 let folder = null;
 
+// openDropped opens folders dropped with files beside them: those files
+// are read as they are when dropped alone, alongside the folders' (they
+// were said left out, not being in a folder): schemas and TLS key logs
+// are taken as such, Kafka's files (by name, or a segment's bytes) read
+// with the folders', as a set of their own; a frame or capture is not
+// shown with them (the page shows one thing at a time), which is said,
+// unless the folders hold no Kafka file: it is shown then.
+async function openDropped({ files, left }) {
+  const loose = files.filter((x) => !x.path.includes('/'));
+  const { rest, schemas, keyLogs } = await setAside(loose.map((x) => x.file));
+  const notOpened = [], renamed = new Set();
+  for (const f of rest) {
+    if (isStorageName(f.name)) continue;
+    if (await looksLikeSegment(f)) renamed.add(f); else notOpened.push(f);
+  }
+  const read = files.filter((x) => x.path.includes('/') || rest.includes(x.file))
+    .filter((x) => !notOpened.includes(x.file))
+    .map((x) => (renamed.has(x.file) ? { ...x, stored: true } : x));
+  if (!partitions(read).groups.length && notOpened.length) { await openFiles(notOpened); return; }
+  const names = (fs) => fs.slice(0, 3).map((f) => f.name).join(', ') + (fs.length > 3 ? ' and ' + (fs.length - 3) + ' more' : '');
+  const beside = [];
+  if (schemas.length) beside.push('Schemas taken for record payloads: ' + names(schemas) + '.');
+  if (keyLogs.length) beside.push('TLS key log kept for the captures opened next: ' + names(keyLogs) + '.');
+  if (notOpened.length) beside.push('Not opened: ' + names(notOpened) + ', dropped beside the folder: a frame or capture is shown on its own, not with a folder\'s files; open ' + (notOpened.length === 1 ? 'it' : 'them') + ' by ' + (notOpened.length === 1 ? 'itself' : 'themselves') + '.');
+  openFolder({ files: read, left }, beside.join(' '));
+}
+
 // openFolder opens a folder's files (read by filesOfEntries or
 // filesOfInput), a partition's together as kwire log reads its directory;
 // of a log.dirs folder's partitions the first is shown, the others
-// listed to pick from.
-function openFolder({ files, left }) {
+// listed to pick from. beside says what became of the files dropped
+// beside the folder that are not read with it.
+function openFolder({ files, left }, beside = '') {
   const { groups, others } = partitions(files);
-  const out = leftOut(left, others);
+  const out = [leftOut(left, others), beside].filter(Boolean).join(' ');
   if (!groups.length) {
     status((files.length ? 'No file in the folder is named as Kafka names its files' : 'The folder holds no file') + ' (a partition\'s folder holds segments, 00000000000000000000.log, and their indexes). ' + out);
     return;
   }
   newLink(); // a folder is a new place: Back returns from it
-  const top = new Set(groups.map((g) => g.dir.split('/')[0]));
-  folder = { groups, out, whole: !left.overflow, top: [...top].join(', ') };
+  const top = new Set(groups.filter((g) => g.dir).map((g) => g.dir.split('/')[0]));
+  folder = { groups, out, whole: !left.overflow, top: [...top].join(', '), folders: top.size, beside: groups.some((g) => !g.dir) };
   $('st-part').replaceChildren(...groups.map((g, i) => {
     const o = el('option', '', (g.dir || 'the files dropped beside the folder') + ' (' + g.files.length + ' file' + (g.files.length === 1 ? '' : 's') + ')');
     o.value = String(i);
@@ -216,7 +244,10 @@ function showPartition(i) {
   $('input').value = '';
   $('input').placeholder = (g.dir || 'the files dropped') + ' (a folder of Kafka storage files, read below); type or paste here to replace it';
   const n = folder.groups.length;
-  const note = (n > 1 ? 'The folder ' + folder.top + ' holds ' + n + ' folders of Kafka files, each checked on its own, as kwire log checks each partition directory: ' + (g.dir || 'the files dropped') +
+  const sets = folder.beside
+    ? 'The folder' + (folder.folders > 1 ? 's ' : ' ') + folder.top + ' and the files dropped beside ' + (folder.folders > 1 ? 'them' : 'it') + ' hold ' + n + ' sets of Kafka files'
+    : 'The folder' + (folder.folders > 1 ? 's ' + folder.top + ' hold ' : ' ' + folder.top + ' holds ') + n + ' folders of Kafka files';
+  const note = (n > 1 ? sets + ', each checked on its own, as kwire log checks each partition directory: ' + (g.dir || 'the files dropped') +
     ' is shown; pick another with Partition above. ' : '') + folder.out;
   const topic = topicOf(g.dir);
   $('st-topic').value = topic;
@@ -228,31 +259,13 @@ function showPartition(i) {
 async function openFiles(fs) {
   if (!fs.length) return;
   newLink(); // a file is a new place: Back returns from it
-  // Schema files (.avsc, .proto, ID.json, TOPIC-value.json) go to the
-  // record payloads' schemas, the rest is opened as before.
-  const schemas = fs.filter((f) => isSchemaName(f.name));
-  if (schemas.length) {
-    $('pay').open = true;
-    fs = fs.filter((f) => !isSchemaName(f.name));
-    await addSchemaFiles(schemas);
-    if (!fs.length) return;
-  }
-  // TLS key logs (SSLKEYLOGFILE's lines) decrypt the captures opened,
-  // this one and those after it.
-  const keyLogs = [];
-  for (const f of fs) if (await isKeyLog(f)) keyLogs.push(f);
-  if (keyLogs.length) {
-    fs = fs.filter((f) => !keyLogs.includes(f));
-    const parts = await Promise.all(keyLogs.map(async (f) => new Uint8Array(await f.arrayBuffer())));
-    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length + 1, 0));
-    let at = 0;
-    for (const p of parts) { bytes.set(p, at); at += p.length; bytes[at++] = 10; }
-    st.keyLog = { name: keyLogs.map((f) => f.name).join(', '), bytes };
-    if (!fs.length) {
-      if (st.capture && !st.capture.live) { await decodeInput(); return; }
-      status('TLS key log ' + st.keyLog.name + ' kept: the captures opened next have their TLS connections decrypted with it.');
-      return;
-    }
+  const { rest, keyLogs } = await setAside(fs);
+  fs = rest;
+  if (!fs.length) {
+    if (!keyLogs.length) return;
+    if (st.capture && !st.capture.live) { await decodeInput(); return; }
+    status('TLS key log ' + st.keyLog.name + ' kept: the captures opened next have their TLS connections decrypted with it.');
+    return;
   }
   const stored = fs.filter((f) => isStorageName(f.name));
   // A segment renamed (orders-segment.log) is a segment by its bytes, as
@@ -279,17 +292,44 @@ async function openFiles(fs) {
 }
 // A fragment the page did not write: a link followed, or Back and Forward
 // through the places the page pushed. Back to the page without one is the
-// page as it opened: empty.
-window.addEventListener('hashchange', () => {
+// page as it opened: empty. It is taken at popstate, which comes as the
+// browser goes to the entry, before any answer of the worker's for the
+// entry left can write that entry's link over it (hashchange comes a task
+// later: a frame's answer came between, once, and its link, written over
+// the entry as it opened, then read as the page's own); hashchange, which
+// comes after, finds the fragment taken.
+const followed = () => {
   if (location.hash === st.lastHash) return;
   st.lastHash = location.hash;
-  if (location.hash) { readLink(); return; }
-  closeStorage();
-  setMode('decode');
-  st.file = null; st.pasted = null;
-  $('input').value = '';
-  decodeInput();
-});
+  followLink();
+};
+window.addEventListener('popstate', followed);
+window.addEventListener('hashchange', followed);
+
+// setAside takes from the files given those that are no input: schema
+// files (.avsc, .proto, ID.json, TOPIC-value.json) go to the record
+// payloads' schemas, and TLS key logs (SSLKEYLOGFILE's lines) decrypt the
+// captures opened, the next and those after it. It returns the rest and
+// those taken.
+async function setAside(fs) {
+  const schemas = fs.filter((f) => isSchemaName(f.name));
+  if (schemas.length) {
+    $('pay').open = true;
+    fs = fs.filter((f) => !isSchemaName(f.name));
+    await addSchemaFiles(schemas);
+  }
+  const keyLogs = [];
+  for (const f of fs) if (await isKeyLog(f)) keyLogs.push(f);
+  if (keyLogs.length) {
+    fs = fs.filter((f) => !keyLogs.includes(f));
+    const parts = await Promise.all(keyLogs.map(async (f) => new Uint8Array(await f.arrayBuffer())));
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length + 1, 0));
+    let at = 0;
+    for (const p of parts) { bytes.set(p, at); at += p.length; bytes[at++] = 10; }
+    st.keyLog = { name: keyLogs.map((f) => f.name).join(', '), bytes };
+  }
+  return { rest: fs, schemas, keyLogs };
+}
 
 // isKeyLog says whether f is a TLS key log: a text whose first line that
 // is not a comment is one of the NSS format's (LABEL, a 64-digit client
@@ -354,7 +394,7 @@ st.apisReady = rpc('init').then((apis) => {
 });
 drawExamples();
 readLink().then((linked) => {
-  if (!linked) status('Paste bytes above, pick an example, open a file, or drop one here.');
+  if (!linked) status('Paste bytes above, pick an example, or open or drop files or folders.');
 });
 
 // The service worker's install fetches the core files, kwire.wasm again

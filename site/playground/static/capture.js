@@ -291,7 +291,9 @@ export function drawCapSummary() {
   const fmt = (v) => (v === undefined ? '' : v.toFixed(2));
   for (const [api, s] of [...by.entries()].sort((a, b) => b[1].n - a[1].n)) {
     const tr = el('tr');
-    const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => (v >= 0 ? 'v' + v : 'unknown') + '×' + n).join(' ');
+    // A version not known (-1: a response whose request the capture lacks)
+    // is v?, as a version is written: "v?×1", not "unknown×1".
+    const vs = [...s.versions.entries()].sort((a, b) => a[0] - b[0]).map(([v, n]) => (v >= 0 ? 'v' + v : 'v?') + '×' + n).join(' ');
     const cells = [api, vs, s.n, s.errors, s.expected, s.bytes, fmt(s.p50), fmt(s.p99), fmt(s.max)];
     for (const v of cells) tr.appendChild(el('td', '', String(v)));
     body.appendChild(tr);

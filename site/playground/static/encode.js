@@ -69,6 +69,17 @@ function encNote() {
 let pushNext = false;
 export function newLink() { pushNext = true; }
 
+// arrived says the browser went to another entry of its history (Back,
+// Forward, a link followed): its URL is mode's link now. Without it the
+// link the mode held, the entry's left, was written over the entry
+// arrived at (setMode shows it), and a new place not yet written
+// (newLink) was pushed, dropping the entries ahead: Back three times at
+// once ended on a frame, not the page as it opened.
+export function arrived(mode) {
+  links[mode] = { hash: location.hash.slice(1), note: '' };
+  pushNext = false;
+}
+
 function showLink(m) {
   const l = links[m];
   if (!l) return;

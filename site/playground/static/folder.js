@@ -39,6 +39,9 @@ const fileOf = (entry) => new Promise((res, rej) => entry.file(res, rej));
 // overflow: whether MAX_FILES was reached}).
 export async function filesOfEntries(entries) {
   const files = [], left = { deeper: [], overflow: false };
+  // The files dropped beside folders come first: few, and given by name,
+  // they are read even when a folder's files reach the bound.
+  entries = [...entries.filter((e) => e.isFile), ...entries.filter((e) => !e.isFile)];
   async function walk(entry, path, depth) {
     if (files.length >= MAX_FILES) { left.overflow = true; return; }
     if (entry.isFile) {
@@ -93,18 +96,20 @@ export function topicOf(dir) {
 // partitions groups the files read into the folders that hold them
 // (each a partition, or a log.dirs folder's own checkpoints), Kafka's
 // files only (by their names): {groups: [{dir, files: [{name, file}],
-// segments}], others: the paths of the files not Kafka's}. The groups
-// come in path order; a folder without a Kafka file is not one.
+// segments}], others: the paths of the files not Kafka's}. A file marked
+// stored is Kafka's whatever its name (a segment renamed, told by its
+// bytes). The groups come in path order; a folder without a Kafka file is
+// not one.
 export function partitions(files) {
   const byDir = new Map(), others = [];
-  for (const { path, file } of files) {
+  for (const { path, file, stored } of files) {
     const name = baseOf(path);
-    if (!isStorageName(name)) { others.push(path); continue; }
+    if (!stored && !isStorageName(name)) { others.push(path); continue; }
     const dir = dirOf(path);
     if (!byDir.has(dir)) byDir.set(dir, { dir, files: [], segments: 0 });
     const g = byDir.get(dir);
     g.files.push({ name, file });
-    if (/^\d{20}\.log$/.test(name)) g.segments++;
+    if (/^\d{20}\.log$/.test(name) || stored) g.segments++;
   }
   const groups = [...byDir.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
   return { groups, others };
@@ -114,7 +119,10 @@ export function partitions(files) {
 // log.dirs folder's own checkpoints come first by path, its partitions
 // are what is looked at), else the first.
 export function firstShown(groups) {
-  const i = groups.findIndex((g) => g.segments > 0);
+  // A folder's before the files dropped beside it (their set's dir is ''),
+  // which come first by path.
+  let i = groups.findIndex((g) => g.segments > 0 && g.dir);
+  if (i < 0) i = groups.findIndex((g) => g.segments > 0);
   return i < 0 ? 0 : i;
 }
 

@@ -5,7 +5,8 @@ import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 import { decodeInput } from './decode.js';
 import { openLive } from './live.js';
-import { setMode, runEncode, loadExample, replaceJSON, putLink, decodeLink, newLink } from './encode.js';
+import { setMode, runEncode, loadExample, replaceJSON, putLink, decodeLink, newLink, arrived } from './encode.js';
+import { closeStorage } from './storage.js';
 
 // setLink writes decode mode's link (shown when decode mode is on screen:
 // encode mode has its own, and the URL is the link of the mode shown).
@@ -41,25 +42,51 @@ export async function setJSONForm() {
   }
 }
 
+// reading counts the links read: one read while an older one waits (for
+// the module's list of APIs, say) is the one that stands.
+let reading = 0;
+
+// followLink shows the entry of the browser's history it went to (Back,
+// Forward, a link followed); its fragment describes it, and none is the
+// page as it opened: empty.
+export function followLink() {
+  if (location.hash) { readLink(); return; }
+  ++reading;
+  closeStorage();
+  arrived('decode');
+  setMode('decode');
+  st.file = null; st.pasted = null;
+  $('input').value = '';
+  decodeInput();
+}
+
 export async function readLink() {
   const h = location.hash.slice(1);
   if (!h) return false;
+  const mine = ++reading;
   const p = new URLSearchParams(h);
   if (p.has('live')) {
+    arrived('decode');
     setMode('decode');
     openLive(new URL(p.get('live') || '../proxy/events', location.href).href);
     return true;
   }
   if (p.get('mode') === 'encode') {
+    arrived('encode');
     setMode('encode');
     $('enc-nosize').checked = p.get('size') === 'no';
     if (p.has('json')) replaceJSON(p.get('json'), 'The link\'s JSON'); // over edits (a link followed later): undoable
     if (p.has('api')) await exampleFromLink(p);
+    if (mine !== reading) return true;
     runEncode();
     return true;
   }
   const text = p.get('hex') || p.get('b64') || p.get('in');
   if (!text) return false;
+  // The frame being read for the entry left is no longer wanted: its
+  // answer must not draw it, nor write its link over this entry's.
+  ++st.gen;
+  arrived('decode');
   setMode('decode');
   $('dir').value = p.get('dir') === 'response' ? 'response' : 'request';
   const api = p.get('api');
@@ -69,6 +96,7 @@ export async function readLink() {
   if ($('kafka-form').checked !== (p.get('form') === 'kafka')) {
     $('kafka-form').checked = p.get('form') === 'kafka';
     await rpc('jsonForm', $('kafka-form').checked);
+    if (mine !== reading) return true;
   }
   // The parameter names the form: hex= is read as hex (so a bad digit is a
   // hex error at its column), b64= as base64, in= by detection.
@@ -79,6 +107,7 @@ export async function readLink() {
   if (api !== null) {
     // The API may be named: the list of names comes with the module.
     await st.apisReady;
+    if (mine !== reading) return true;
     const a = /^\d+$/.test(api) ? st.byKey.get(+api) : st.apis.find((x) => x.name.toLowerCase() === api.toLowerCase());
     $('api').value = a ? String(a.key) : 'auto';
   }
