@@ -248,3 +248,34 @@ test('the input\'s label, placeholder and first status say files or folders', { 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// The text box's placeholder says what is shown that the box does not
+// hold (a folder, a binary file), and, once that is no longer shown (the
+// box typed in, cleared, a frame typed), the example it opened with again.
+test('the input\'s placeholder follows what is shown', { timeout: 120_000 }, async () => {
+  const page = await open();
+  const placeholder = () => page.$eval('#input', (i) => i.placeholder);
+  const example = await placeholder();
+  assert.match(example, /^e\.g\. 0000001b/);
+  await page.setInputFiles('#folder', orders);
+  await read(page);
+  assert.equal(await placeholder(), 'orders-0 (a folder of Kafka storage files, read below); type or paste here to replace it');
+  await page.fill('#input', '00');
+  await page.fill('#input', '');
+  assert.ok(await page.$eval('#storage', (e) => e.hidden), 'the folder is no longer shown');
+  assert.equal(await placeholder(), example, 'the box cleared after a folder');
+  // A binary file, then a frame typed over it.
+  const bin = join(await mkdtemp(join(dir, 'bin-')), 'frame.bin');
+  const hex = '0000001b001200030000000700056b7769726500066b7769726504312e3000';
+  await writeFile(bin, Buffer.from(hex, 'hex'));
+  await page.setInputFiles('#file', bin);
+  await page.waitForFunction(() => /ApiVersions/.test(document.getElementById('frame-title').textContent), null, { timeout: 60_000 });
+  assert.equal(await placeholder(), 'frame.bin (31 bytes, binary); type or paste here to replace it');
+  await page.fill('#input', hex);
+  await page.waitForFunction(() => !window.kwirePlayground.file, null, { timeout: 60_000 });
+  assert.equal(await placeholder(), example, 'a frame typed over a file');
+  await page.fill('#input', '');
+  assert.equal(await placeholder(), example, 'the box cleared after a file');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

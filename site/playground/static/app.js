@@ -21,7 +21,7 @@
 // This module wires the page's controls to them and starts everything.
 // Text that came from a frame is only ever set with textContent or as an
 // attribute value, never parsed as HTML.
-import { $, el, toHex, debounce, status } from './dom.js';
+import { $, el, toHex, debounce, status, inputNote } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, PASTE_INLINE } from './state.js';
 import { Panel } from './panel.js';
@@ -56,7 +56,7 @@ function ownMode() {
   st.modeByPage = false;
   $('mode').value = 'auto';
 }
-$('input').addEventListener('input', () => { ownMode(); st.file = null; st.pasted = null; closeStorage(); run(); });
+$('input').addEventListener('input', () => { ownMode(); st.file = null; st.pasted = null; inputNote(); closeStorage(); run(); });
 // A large paste is not put in the text box, where laying out megabytes of
 // text would hold the page for seconds: it is kept aside, parsed in the
 // worker like a file's bytes, and decoded at once.
@@ -74,10 +74,10 @@ $('input').addEventListener('paste', (e) => {
 // putText shows text in the text box, or, past PASTE_INLINE characters,
 // keeps it aside (st.pasted) and says so in the box.
 function putText(text, name) {
-  if (text.length < PASTE_INLINE) { st.pasted = null; $('input').value = text; return; }
+  if (text.length < PASTE_INLINE) { st.pasted = null; $('input').value = text; inputNote(); return; }
   st.pasted = { text, name };
   $('input').value = '';
-  $('input').placeholder = name + ': ' + text.length.toLocaleString('en') + ' characters, decoded below (not shown here, to keep the page quick); type or paste here to replace it';
+  inputNote(name + ': ' + text.length.toLocaleString('en') + ' characters, decoded below (not shown here, to keep the page quick); type or paste here to replace it');
 }
 for (const id of ['dir', 'api', 'ver', 'size']) $(id).addEventListener('change', redo);
 $('mode').addEventListener('change', () => { st.modeByPage = false; run(); });
@@ -242,7 +242,7 @@ function showPartition(i) {
   $('st-part').value = String(i);
   st.file = null; st.pasted = null;
   $('input').value = '';
-  $('input').placeholder = (g.dir || 'the files dropped') + ' (a folder of Kafka storage files, read below); type or paste here to replace it';
+  inputNote((g.dir || 'the files dropped') + ' (a folder of Kafka storage files, read below); type or paste here to replace it');
   const n = folder.groups.length;
   const sets = folder.beside
     ? 'The folder' + (folder.folders > 1 ? 's ' : ' ') + folder.top + ' and the files dropped beside ' + (folder.folders > 1 ? 'them' : 'it') + ' hold ' + n + ' sets of Kafka files'
@@ -285,7 +285,7 @@ async function openFiles(fs) {
   st.file = null; st.pasted = null;
   folder = null;
   $('input').value = '';
-  $('input').placeholder = stored.map((f) => f.name).join(', ') + ' (Kafka storage files, read below); type or paste here to replace them';
+  inputNote(stored.map((f) => f.name).join(', ') + ' (Kafka storage files, read below); type or paste here to replace them');
   // The files themselves go to the worker, which reads them in slices: a
   // segment (1 GiB by Kafka's default) is never whole in memory.
   openStorage(stored.map((f) => ({ name: f.name, file: f })), $('st-topic').value, ++st.gen);
@@ -362,7 +362,7 @@ async function openFile(f) {
   } else {
     st.file = { name: f.name, bytes }; st.pasted = null;
     $('input').value = '';
-    $('input').placeholder = f.name + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it';
+    inputNote(f.name + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it');
   }
   const gen = st.gen + 1; // the one decodeInput takes
   await decodeInput();

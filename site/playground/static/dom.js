@@ -60,6 +60,17 @@ export function debounce(fn, ms) {
 
 export const mb = (n) => (n / 1e6).toFixed(1) + ' MB';
 
+// inputNote sets the input text box's placeholder: what the page shows
+// that the box does not hold while it is empty (a binary file, a long
+// paste, storage files, a folder), its invisible characters escaped; or,
+// given nothing, the example the page opened with, once what it named is
+// no longer shown (the box typed in or cleared, a new frame pasted, a
+// link or an example followed, the live feed opened).
+const INPUT_EXAMPLE = $('input') ? $('input').placeholder : '';
+export function inputNote(what = '') {
+  $('input').placeholder = what ? shown(what) : INPUT_EXAMPLE;
+}
+
 export function status(text) {
   $('status').textContent = shown(text);
 }

@@ -1,6 +1,6 @@
 // Permalinks (#hex=...&dir=response&api=3&v=12&size=yes, #mode=encode&json=...&size=no,
 // #live) and the examples row: both fill the page's controls and decode.
-import { $, el, toHex } from './dom.js';
+import { $, el, toHex, inputNote } from './dom.js';
 import { rpc } from './rpc.js';
 import { st, LINK_MAX } from './state.js';
 import { decodeInput } from './decode.js';
@@ -57,6 +57,7 @@ export function followLink() {
   setMode('decode');
   st.file = null; st.pasted = null;
   $('input').value = '';
+  inputNote();
   decodeInput();
 }
 
@@ -104,6 +105,7 @@ export async function readLink() {
   st.modeByPage = $('mode').value !== 'auto'; // for the link's text only
   st.file = null; st.pasted = null;
   $('input').value = text;
+  inputNote();
   if (api !== null) {
     // The API may be named: the list of names comes with the module.
     await st.apisReady;
@@ -147,12 +149,13 @@ async function loadDecodeExample(x) {
     const bytes = new Uint8Array(await (await fetch(x.file)).arrayBuffer());
     st.file = { name: x.file, bytes }; st.pasted = null;
     $('input').value = '';
-    $('input').placeholder = x.file + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it';
+    inputNote(x.file + ' (' + bytes.length + ' bytes, binary); type or paste here to replace it');
   } else {
     st.file = null; st.pasted = null;
     $('mode').value = 'hex';
     st.modeByPage = true; // for the example's text only
     $('input').value = x.hex;
+    inputNote();
   }
   decodeInput();
 }

@@ -4,7 +4,7 @@
 // ../proxy/events, beside the playground) each carry one exchange's NDJSON
 // line and its frames in base64. Rows are added in batches (every 100 ms
 // at most); a click shows the exchange like a capture's.
-import { $, el, fromB64, status } from './dom.js';
+import { $, el, fromB64, status, inputNote } from './dom.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
 import { closeCapture, drawCapHead, drawCapRows, drawCapSummary, scanned, frameOptions } from './capture.js';
@@ -22,6 +22,7 @@ export function openLive(url) {
   closeCapture();
   st.gen++;
   st.file = null;
+  inputNote(); // a file the box named is no longer shown
   const live = { url, es: null, skipped: 0, dropped: 0, conns: new Map(), queue: [], t0: undefined, state: 'connecting', timer: 0 };
   st.capture = { summary: { exchanges: [], conns: [], packets: 0, notes: [] }, frames: [], rows: [], sort: ['i', 1], current: -1, live };
   const apiSel = $('cap-api');
