@@ -196,17 +196,21 @@ test('files dropped beside a folder are read with it', { timeout: 180_000 }, asy
   // The folder is shown, the file beside it is a set to pick.
   assert.match(await page.textContent('#st-title'), /^orders-0: 10 storage files, 42 records/);
   assert.deepEqual(await page.$$eval('#st-part option', (os) => os.map((o) => o.textContent)),
-    ['the files dropped beside the folder (1 file)', 'orders-0 (10 files)']);
+    ['files dropped beside the folder (1 file)', 'orders-0 (10 files)']);
   const note = await page.textContent('#st-folder');
   assert.doesNotMatch(note, /Left out/);
   assert.match(note, /^The folder orders-0 and the files dropped beside it hold 2 sets of Kafka files, each checked on its own/);
   assert.match(note, /Schemas taken for record payloads: order\.avsc\.$/);
   assert.deepEqual(await page.$$eval('#pay-list li', (l) => l.map((x) => x.firstChild.textContent)), ['order.avsc']);
   await page.selectOption('#st-part', { index: 0 });
-  await page.waitForFunction(() => /^1 storage file, 24 records/.test(document.getElementById('st-title').textContent) &&
+  // Its set is named wherever a folder's is by its path: the title, the
+  // note, the text box's placeholder.
+  await page.waitForFunction(() => /^files dropped beside the folder: 1 storage file, 24 records/.test(document.getElementById('st-title').textContent) &&
     !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 })
-    .catch(async () => assert.fail('the segment dropped beside the folder is not read: ' + await page.textContent('#st-title')));
+    .catch(async () => assert.fail('the segment dropped beside the folder is not read, or its set not named: ' + await page.textContent('#st-title')));
   assert.equal(await rows(page), 24);
+  assert.match(await page.textContent('#st-folder'), /each checked on its own, as kwire log checks each partition directory: the files dropped beside the folder are shown; pick another/);
+  assert.equal(await page.$eval('#input', (i) => i.placeholder), 'the files dropped beside the folder (Kafka storage files, read below); type or paste here to replace them');
   assert.deepEqual(page.errors, []);
   await page.close();
 
@@ -228,10 +232,19 @@ test('files dropped beside a folder are read with it', { timeout: 180_000 }, asy
   const big = await open();
   await drop(big, [many, renamed]);
   await read(big);
-  assert.match(await big.textContent('#st-title'), /^1 storage file, 24 records/);
+  assert.match(await big.textContent('#st-title'), /^files dropped beside the folder: 1 storage file, 24 records/);
   assert.match(await big.textContent('#st-folder'), /^Left out: the files past the first 500 .*; 499 files not named as Kafka names its files \(many\/note-000\.txt/);
   assert.deepEqual(big.errors, []);
   await big.close();
+
+  // Beside two folders: the files dropped beside the folders.
+  const two = await open();
+  await drop(two, [orders, await copyOf('payments-0'), renamed]);
+  await read(two);
+  assert.deepEqual(await two.$$eval('#st-part option', (os) => os.map((o) => o.textContent)),
+    ['files dropped beside the folders (1 file)', 'orders-0 (10 files)', 'payments-0 (10 files)']);
+  assert.deepEqual(two.errors, []);
+  await two.close();
 });
 
 // Folders are opened and dropped as files are: the input's label, its

@@ -226,9 +226,14 @@ function openFolder({ files, left }, beside = '') {
   }
   newLink(); // a folder is a new place: Back returns from it
   const top = new Set(groups.filter((g) => g.dir).map((g) => g.dir.split('/')[0]));
-  folder = { groups, out, whole: !left.overflow, top: [...top].join(', '), folders: top.size, beside: groups.some((g) => !g.dir) };
+  // The files dropped beside the folders are a set with no folder: named
+  // so wherever a folder's set is named by its path (the picker, the
+  // title, the status), beside however many folders were dropped.
+  const dropped = new Set(files.filter((x) => x.path.includes('/')).map((x) => x.path.split('/')[0]));
+  const besideName = 'files dropped beside the folder' + (Math.max(dropped.size, top.size) > 1 ? 's' : '');
+  folder = { groups, out, whole: !left.overflow, top: [...top].join(', '), folders: top.size, beside: groups.some((g) => !g.dir), besideName };
   $('st-part').replaceChildren(...groups.map((g, i) => {
-    const o = el('option', '', (g.dir || 'the files dropped beside the folder') + ' (' + g.files.length + ' file' + (g.files.length === 1 ? '' : 's') + ')');
+    const o = el('option', '', (g.dir || besideName) + ' (' + g.files.length + ' file' + (g.files.length === 1 ? '' : 's') + ')');
     o.value = String(i);
     return o;
   }));
@@ -242,16 +247,17 @@ function showPartition(i) {
   $('st-part').value = String(i);
   st.file = null; st.pasted = null;
   $('input').value = '';
-  inputNote((g.dir || 'the files dropped') + ' (a folder of Kafka storage files, read below); type or paste here to replace it');
+  inputNote(g.dir ? g.dir + ' (a folder of Kafka storage files, read below); type or paste here to replace it'
+    : 'the ' + folder.besideName + ' (Kafka storage files, read below); type or paste here to replace them');
   const n = folder.groups.length;
   const sets = folder.beside
     ? 'The folder' + (folder.folders > 1 ? 's ' : ' ') + folder.top + ' and the files dropped beside ' + (folder.folders > 1 ? 'them' : 'it') + ' hold ' + n + ' sets of Kafka files'
     : 'The folder' + (folder.folders > 1 ? 's ' + folder.top + ' hold ' : ' ' + folder.top + ' holds ') + n + ' folders of Kafka files';
-  const note = (n > 1 ? sets + ', each checked on its own, as kwire log checks each partition directory: ' + (g.dir || 'the files dropped') +
-    ' is shown; pick another with Partition above. ' : '') + folder.out;
+  const note = (n > 1 ? sets + ', each checked on its own, as kwire log checks each partition directory: ' + (g.dir ? g.dir + ' is' : 'the ' + folder.besideName + ' are') +
+    ' shown; pick another with Partition above. ' : '') + folder.out;
   const topic = topicOf(g.dir);
   $('st-topic').value = topic;
-  openStorage(g.files, topic, ++st.gen, { dir: g.dir, whole: folder.whole && g.dir !== '', choices: n, note: note.trim() });
+  openStorage(g.files, topic, ++st.gen, { dir: g.dir, name: g.dir || folder.besideName, whole: folder.whole && g.dir !== '', choices: n, note: note.trim() });
 }
 
 // openFiles opens what was picked or dropped: Kafka's storage files (by

@@ -82,7 +82,8 @@ const STREAM_ROWS = 1000;
 // openStorage reads the files ([{name, file}], file a File) together;
 // topic is the partition's topic ('' to let the module guess among the
 // internal ones). where, for a folder's files, is {dir: the folder's
-// path, whole: the files are all of its (so its newest segment is among
+// path ('' for the files dropped beside the folders), name: what the
+// title calls the set (its path, or what the files beside are), whole: the files are all of its (so its newest segment is among
 // them and the leader-epoch-checkpoint is checked against the log end),
 // choices: how many partitions the folder opened held, note: what to say
 // of it}; null for files picked. The worker reads the files in slices: the first records
@@ -90,7 +91,7 @@ const STREAM_ROWS = 1000;
 // the files' descriptions (their problems, index checks) and the rest of
 // the records come at the end.
 export async function openStorage(files, topic, gen, where = null) {
-  const what = (where && where.dir ? where.dir + ': ' : '') + files.length + ' storage file' + (files.length === 1 ? '' : 's');
+  const what = (where && where.name ? where.name + ': ' : '') + files.length + ' storage file' + (files.length === 1 ? '' : 's');
   status('Reading ' + what + '…');
   setLink(null);
   closeCapture();
