@@ -206,7 +206,10 @@ async function openDropped({ files, left }) {
   if (!partitions(read).groups.length && notOpened.length) { await openFiles(notOpened); return; }
   const names = (fs) => fs.slice(0, 3).map((f) => f.name).join(', ') + (fs.length > 3 ? ' and ' + (fs.length - 3) + ' more' : '');
   const beside = [];
-  if (schemas.length) beside.push('Schemas taken for record payloads: ' + names(schemas) + '.');
+  // The storage view shows records' keys and values as they are stored
+  // (storage.wasm reads no payload schemas): the schemas are for the frames
+  // and captures opened next, which the note says.
+  if (schemas.length) beside.push('Schemas taken for the record payloads of the frames and captures opened next (the storage view shows keys and values as stored): ' + names(schemas) + '.');
   if (keyLogs.length) beside.push('TLS key log kept for the captures opened next: ' + names(keyLogs) + '.');
   if (notOpened.length) beside.push('Not opened: ' + names(notOpened) + ', dropped beside the folder: a frame or capture is shown on its own, not with a folder\'s files; open ' + (notOpened.length === 1 ? 'it' : 'them') + ' by ' + (notOpened.length === 1 ? 'itself' : 'themselves') + '.');
   openFolder({ files: read, left }, beside.join(' '));
