@@ -678,7 +678,12 @@ func (c *Checker) commit(a *analysis, who string) {
 // findings. What it judges (a finding not Skipped) is only of
 // connections the caller marked closed: it holds as well for a capture
 // whose reading was cut after they closed (kwire check's Ctrl-C), whereas
-// what it says not judged may depend on where the capture ended.
+// what it says not judged may depend on where the capture ended. Each
+// finding's ConnsClosed says whether the connections it is of (the
+// producer's) had all closed: one not judged for a reason of its own
+// (the transaction's start not captured, its coordinator moved, bytes
+// lost since it began) and ConnsClosed is not judged for that reason
+// wherever after their close the capture ends.
 func (c *Checker) End() []Finding {
 	c.out = c.out[:0]
 	pids := make([]int64, 0, len(c.txns))
@@ -697,6 +702,7 @@ func (c *Checker) End() []Finding {
 				closed = false
 			}
 		}
+		n := len(c.out)
 		switch {
 		case !t.known:
 			// Its EndTxn goes to the transaction coordinator, which may be
@@ -710,6 +716,9 @@ func (c *Checker) End() []Finding {
 			c.add(ConvTxnEnd, t.openAt, "producer id "+i64(pid)+" closed its connections with a transaction open", "EndTxn", "no EndTxn")
 		default:
 			c.skip(ConvTxnEnd, t.openAt, "the capture ended with a transaction open and its producer connected")
+		}
+		if len(c.out) > n {
+			c.out[n].ConnsClosed = closed
 		}
 	}
 	return c.out

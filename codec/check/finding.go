@@ -114,6 +114,12 @@ type Finding struct {
 	// of a conversation, a limit cut a frame short...): What says why. A
 	// skipped rule has severity 0 and fails no run.
 	Skipped bool
+	// ConnsClosed, in Checker.End's findings, says that every connection
+	// the finding is of had closed (Conn.Closed) when End was called:
+	// what it says holds as well for a capture whose reading was cut
+	// after they closed (kwire check's Ctrl-C). False in every other
+	// finding.
+	ConnsClosed bool
 }
 
 // AppendText appends the finding's line: "RULE severity where: what,

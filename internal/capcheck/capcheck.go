@@ -115,13 +115,15 @@ func (v *Conv) Damaged() int { return v.damaged }
 // only in part were not judged (at the first of them), and one for each
 // run of bytes res marks unframed (Note.Unframed), in its notes' order.
 // A capture whose reading was stopped (res.Stopped) did not end where it
-// was cut: what ck judged at the end stands when it is of connections
-// seen to close before the cut (a transaction its producer's
-// connections left open, check.Checker.End's one judgement), which ended
-// whole before it; what ck did not judge there (a transaction whose
-// producer was still connected at the cut) is said not judged because of
-// the cut, one for each rule, as are the requests the cut left in flight
-// (Stopped).
+// was cut: what ck said at the end stands when it is of connections
+// seen to close before the cut, which ended whole before it: a
+// transaction its producer's connections left open (check.Checker.End's
+// one judgement), or not judged for a reason the cut does not change
+// (its start was not captured, its coordinator moved, bytes were lost);
+// what ck did not judge of connections still open at the cut (a
+// transaction whose producer was still connected) is said not judged
+// because of the cut, one for each rule, as are the requests the cut
+// left in flight (Stopped).
 func (v *Conv) End(ck *check.Checker, res *capture.Result) []check.Finding {
 	for c, cc := range v.conns {
 		cc.Closed = c.Closed
@@ -152,15 +154,18 @@ func (v *Conv) End(ck *check.Checker, res *capture.Result) []check.Finding {
 }
 
 // stoppedEnd is the checker's findings at a capture's end, fs, when its
-// reading was stopped. Those the checker judged (not Skipped) are of
-// connections that all closed before the cut (check.Checker.End judges
-// nothing else), so the cut changes nothing of them: they stay as they
-// are. The rest depend on where the capture ends, which the cut is not:
-// each rule's said not judged, once, at its first.
+// reading was stopped. Those of connections that all closed before the
+// cut (check.Finding.ConnsClosed: every one the checker judged, as
+// check.Checker.End judges nothing else, and those it did not judge for
+// a reason of their own, such as a transaction whose start was not
+// captured) are what a capture cut anywhere after the close says: they
+// stay as they are, reason and all. The rest depend on where the capture
+// ends, which the cut is not: each rule's said not judged, once, at its
+// first.
 func stoppedEnd(fs []check.Finding) []check.Finding {
 	out := fs[:0]
 	for _, f := range fs {
-		if !f.Skipped {
+		if !f.Skipped || f.ConnsClosed {
 			out = append(out, f)
 			continue
 		}

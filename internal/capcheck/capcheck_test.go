@@ -3,7 +3,9 @@ package capcheck
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/kwire/kwire/codec/check"
@@ -193,4 +195,49 @@ func TestStoppedEndJudgesClosedConnections(t *testing.T) {
 		off += int(binary.LittleEndian.Uint32(b[off+4:]))
 	}
 	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (the capture ended with a transaction open and its producer connected) is not where the capture ends"}, end(b[:off], true))
+}
+
+// TestStoppedEndKeepsReasonOfClosedConnections: a transaction whose start
+// was not captured (conv.txn-end.bad.pcapng without its InitProducerId
+// and AddPartitionsToTxn: its records alone) is not judged at the end for
+// that reason, which no cut changes: a reading stopped after its
+// producer's connection closed says so as the capture read to its end
+// does. It was said not judged because of the cut. Stopped before the
+// close, whether the transaction ended is what the cut left unknown: not
+// judged because of the cut.
+func TestStoppedEndKeepsReasonOfClosedConnections(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/check/conv.txn-end.bad.pcapng")
+	require.NoError(t, err)
+	end := func(r io.Reader, stopped bool) []string {
+		res, err := capture.Read(r, capture.Options{KeepDamaged: true})
+		require.NoError(t, err)
+		require.Equal(t, stopped, res.Stopped)
+		// The records alone (Produce, API key 0): the transaction's
+		// start is not in the capture.
+		res.Exchanges = slices.DeleteFunc(res.Exchanges, func(x *capture.Exchange) bool {
+			return x.Request == nil || binary.BigEndian.Uint16(x.Request.Bytes[4:]) != 0
+		})
+		require.Len(t, res.Exchanges, 1)
+		_, fs, _ := run(res)
+		var got []string
+		for _, f := range fs {
+			got = append(got, f.String())
+		}
+		return got
+	}
+	const unknown = "conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged"
+	assert.Equal(t, []string{unknown}, end(bytes.NewReader(b), false))
+	assert.Equal(t, []string{unknown}, end(&stopAt{b}, true), "closed before the cut: the reason stands")
+
+	// Cut at the first FIN after data (packet 18), as in
+	// TestStoppedEndJudgesClosedConnections.
+	off, pkt := 0, 0
+	for pkt < 17 {
+		if binary.LittleEndian.Uint32(b[off:]) == 6 {
+			pkt++
+		}
+		off += int(binary.LittleEndian.Uint32(b[off+4:]))
+	}
+	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged) is not where the capture ends"},
+		end(&stopAt{b[:off]}, true), "connected at the cut: not judged because of it")
 }

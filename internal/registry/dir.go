@@ -19,7 +19,8 @@ import (
 //	                                      the registry's framing
 //
 // References: a .proto file's imports are files under DIR by their import
-// path (google/protobuf/*.proto are built in); an Avro schema may use the
+// path, from DIR or else from the importing file's folder
+// (google/protobuf/*.proto are built in); an Avro schema may use the
 // named types defined in DIR's other .avsc files (e.g.
 // com.acme.Address.avsc); a JSON Schema's $refs name DIR's other .json
 // files by their paths from its own folder. Nothing outside DIR is read (os.Root). These

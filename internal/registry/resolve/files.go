@@ -39,7 +39,10 @@ const MaxFile = 4 << 20
 // error, as is nothing else: which one the user meant cannot be told.
 //
 // References: a .proto file's imports are files by their import path
-// from the top (google/protobuf/*.proto are built in); an Avro schema may
+// from the top, else from the importing file's own folder (import
+// "address.proto" beside it; where both exist the top's, as protoc with
+// -I DIR first; within one schema's imports a name stands for one file,
+// protoImports) (google/protobuf/*.proto are built in); an Avro schema may
 // use the named types defined in the other .avsc files (e.g.
 // com.acme.Address.avsc; of files of one name in several folders, the one
 // nearest the schema's folder); a JSON Schema's $refs name the other .json
@@ -300,8 +303,8 @@ func Shared(name, ext string) bool {
 func (d *Files) references(s *payload.Schema, self string) error {
 	switch s.Type {
 	case payload.TypeProtobuf:
-		seen := map[string]*payload.Schema{self: s}
-		return d.protoImports(s, seen, 0)
+		seen := map[string]protoFile{self: {self, s}}
+		return d.protoImports(s, self, seen, 0)
 	case payload.TypeAvro, payload.TypeJSON:
 		ext := ".avsc"
 		if s.Type == payload.TypeJSON {
@@ -350,7 +353,24 @@ func (d *Files) references(s *payload.Schema, self string) error {
 	return nil
 }
 
-func (d *Files) protoImports(s *payload.Schema, seen map[string]*payload.Schema, depth int) error {
+// protoFile is a .proto file of a schema's imports: the file read (its
+// path from the top) and its schema.
+type protoFile struct {
+	at string
+	s  *payload.Schema
+}
+
+// protoImports gives s, the file at self, the files it imports, and
+// theirs. An import is the file by that path from the top, as protoc's
+// -I DIR reads it; when there is none, the file by that path from the
+// importing file's own folder (import "address.proto" for the file
+// beside it, as with a second -I naming that folder). Where both exist
+// the top's is it, as protoc takes its first import path's. The
+// reference keeps the import's own name, the one the compiler looks up:
+// so within one schema's imports a name is one file, and a name that
+// two importers' folders make two files is an error (protoc too knows a
+// file by its import name alone).
+func (d *Files) protoImports(s *payload.Schema, self string, seen map[string]protoFile, depth int) error {
 	if depth > maxDepth || len(seen) > maxRefs {
 		return fmt.Errorf("imports nest deeper than %d or pull in more than %d files", maxDepth, maxRefs)
 	}
@@ -359,22 +379,47 @@ func (d *Files) protoImports(s *payload.Schema, seen map[string]*payload.Schema,
 		if strings.HasPrefix(imp, "google/protobuf/") {
 			continue // protocompile has the well-known types
 		}
-		if r, ok := seen[imp]; ok {
-			s.References = append(s.References, payload.Reference{Name: imp, Schema: r})
-			continue
+		r, ok := seen[imp]
+		if ok && (r.at == imp || r.at == path.Join(path.Dir(self), imp)) {
+			s.References = append(s.References, payload.Reference{Name: imp, Schema: r.s})
+			continue // the file this importer's folder would find too
 		}
-		text, err := d.read(imp)
+		at, text, err := d.readImport(imp, path.Dir(self))
 		if err != nil {
-			return fmt.Errorf("import %q: %v", imp, err)
-		}
-		r := &payload.Schema{Type: payload.TypeProtobuf, Text: text}
-		seen[imp] = r
-		if err := d.protoImports(r, seen, depth+1); err != nil {
 			return err
 		}
-		s.References = append(s.References, payload.Reference{Name: imp, Schema: r})
+		if ok { // at is another file than the one the name stands for
+			return fmt.Errorf("import %q: %s imports it as %s, but it was already imported as %s: a schema's imports know a file by its import name alone (import one of them by its path from the top)", imp, self, at, r.at)
+		}
+		n := &payload.Schema{Type: payload.TypeProtobuf, Text: text}
+		seen[imp] = protoFile{at, n}
+		if err := d.protoImports(n, at, seen, depth+1); err != nil {
+			return err
+		}
+		s.References = append(s.References, payload.Reference{Name: imp, Schema: n})
 	}
 	return nil
+}
+
+// readImport reads the file a .proto file in the folder dir imports as
+// imp (protoImports): the path it was read at and its text.
+func (d *Files) readImport(imp, dir string) (at, text string, err error) {
+	text, err = d.read(imp)
+	if err == nil {
+		return imp, text, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) || dir == "." || !fs.ValidPath(imp) {
+		return "", "", fmt.Errorf("import %q: %v", imp, err)
+	}
+	at = path.Join(dir, imp)
+	text, err = d.read(at)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("import %q: neither %s nor %s exists", imp, imp, at)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("import %q: %v", imp, err)
+	}
+	return at, text, nil
 }
 
 // nearer reports whether file a is nearer the folder dir than file b:

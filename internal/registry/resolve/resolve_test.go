@@ -480,3 +480,46 @@ func TestFilesAvroTypeNearestTheSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestFilesProtoImportBeside: a .proto file's import is the file by that
+// path from the top, else the one by that path from the importing file's
+// own folder (a folder per subject: import "address.proto" for the file
+// beside it, and that file's own imports beside it in turn); where both
+// exist, the top's; a name that two importers' folders make two files is
+// an error naming both; an import found in neither place says both.
+func TestFilesProtoImportBeside(t *testing.T) {
+	fsys := fstest.MapFS{
+		"orders/orders-value.proto":   {Data: []byte(`syntax = "proto3"; import "address.proto"; import "common/money.proto"; message O { Address a = 1; }`)},
+		"orders/address.proto":        {Data: []byte(`syntax = "proto3"; import "street.proto"; message Address { Street s = 1; }`)},
+		"orders/street.proto":         {Data: []byte(`syntax = "proto3"; message Street {}`)},
+		"common/money.proto":          {Data: []byte(`syntax = "proto3"; message Money {}`)},
+		"orders/common/money.proto":   {Data: []byte(`syntax = "proto3"; message Money { int64 units = 1; }`)},
+		"refunds/refunds-value.proto": {Data: []byte(`syntax = "proto3"; import "nope.proto"; message R {}`)},
+		"mixed/mixed-value.proto":     {Data: []byte(`syntax = "proto3"; import "a.proto"; import "sub/b.proto"; message M {}`)},
+		"mixed/a.proto":               {Data: []byte(`syntax = "proto3"; message A {}`)},
+		"mixed/sub/b.proto":           {Data: []byte(`syntax = "proto3"; import "a.proto"; message B {}`)},
+		"mixed/sub/a.proto":           {Data: []byte(`syntax = "proto3"; message A2 {}`)},
+	}
+	f := NewFiles("given", fsys)
+	s, err := f.SchemaFor("orders", false)
+	if err != nil || s == nil || len(s.References) != 2 {
+		t.Fatalf("orders: %+v %v", s, err)
+	}
+	addr, money := s.References[0], s.References[1]
+	if addr.Name != "address.proto" || addr.Schema.Text != string(fsys["orders/address.proto"].Data) ||
+		len(addr.Schema.References) != 1 || addr.Schema.References[0].Name != "street.proto" || addr.Schema.References[0].Schema.Text != string(fsys["orders/street.proto"].Data) {
+		t.Errorf("orders' address.proto: %+v", addr)
+	}
+	if money.Name != "common/money.proto" || money.Schema.Text != string(fsys["common/money.proto"].Data) {
+		t.Errorf("orders' common/money.proto, the top's: %+v", money)
+	}
+	if err := f.Check("orders/orders-value.proto"); err != nil {
+		t.Errorf("orders/orders-value.proto with the files beside it: %v", err)
+	}
+	if _, err := f.SchemaFor("refunds", false); err == nil || err.Error() != `import "nope.proto": neither nope.proto nor refunds/nope.proto exists` {
+		t.Errorf("refunds: %v", err)
+	}
+	if _, err := f.SchemaFor("mixed", false); err == nil || err.Error() != `import "a.proto": mixed/sub/b.proto imports it as mixed/sub/a.proto, but it was already imported as mixed/a.proto: a schema's imports know a file by its import name alone (import one of them by its path from the top)` {
+		t.Errorf("mixed: %v", err)
+	}
+}
