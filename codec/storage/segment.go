@@ -335,10 +335,9 @@ var candidateHead = [...]int{entryHead + 10, entryHead + 18, entryHead + minBatc
 // read ahead by its length.
 func plausibleHeader(magic int8, p []byte, length, goodLast int64) bool {
 	if magic < 2 {
-		at := candidateHead[magic] - 4
-		key := int64(int32(binary.BigEndian.Uint32(p[at:])))
+		key := legacyKey(p)
 		return int64(binary.BigEndian.Uint64(p)) > goodLast && p[17]&7 <= 3 && p[17]&0xf0 == 0 && (magic == 0 || int64(binary.BigEndian.Uint64(p[18:])) >= -1) &&
-			key >= -1 && int64(at)+4+max(key, 0)+4 <= entryHead+length
+			key >= -1 && int64(candidateHead[magic])+max(key, 0)+4 <= entryHead+length
 	}
 	base := int64(binary.BigEndian.Uint64(p))
 	attrs := binary.BigEndian.Uint16(p[21:])
@@ -346,6 +345,12 @@ func plausibleHeader(magic int8, p []byte, length, goodLast int64) bool {
 		int32(binary.BigEndian.Uint32(p[23:])) >= 0 && int64(binary.BigEndian.Uint64(p[27:])) >= -1 && int64(binary.BigEndian.Uint64(p[35:])) >= -1 &&
 		int64(binary.BigEndian.Uint64(p[43:])) >= -1 && int16(binary.BigEndian.Uint16(p[51:])) >= -1 && int32(binary.BigEndian.Uint32(p[53:])) >= -1 &&
 		int32(binary.BigEndian.Uint32(p[57:])) >= 0
+}
+
+// legacyKey is the key length of the legacy message p starts (magic 0 or
+// 1, p holding it to that length: candidateHead).
+func legacyKey(p []byte) int64 {
+	return int64(int32(binary.BigEndian.Uint32(p[candidateHead[p[magicAt]]-4:])))
 }
 
 // maxResyncKey is the longest key of a legacy message scan finds: a key's
@@ -361,9 +366,7 @@ const maxResyncKey = 64 << 10
 // length) is its key and value exactly: its value's length, -1 or more,
 // ends it.
 func legacyFills(p []byte, length int64) bool {
-	at := candidateHead[p[magicAt]] - 4
-	key := int64(int32(binary.BigEndian.Uint32(p[at:])))
-	v := at + 4 + int(max(key, 0))
+	v := candidateHead[p[magicAt]] + int(max(legacyKey(p), 0))
 	value := int64(int32(binary.BigEndian.Uint32(p[v:])))
 	return value >= -1 && int64(v)+4+max(value, 0) == entryHead+length
 }
@@ -464,13 +467,11 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 		// The header first, so that a length is only read ahead for a
 		// header that is plausible all through.
 		head := candidateHead[magic]
-		if len(s.buf) < i+head {
-			if _, err := s.fill(i + head); err != nil {
-				if !errors.Is(err, io.EOF) {
-					return -1, "", err
-				}
-				continue // it does not fit in the bytes there
+		if ok, err := s.has(i + head); !ok {
+			if err != nil {
+				return -1, "", err
 			}
+			continue // it does not fit in the bytes there
 		}
 		if !plausibleHeader(magic, s.buf[i:i+head], length, s.goodLast) {
 			continue
@@ -479,29 +480,25 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 			// Then its key, so that only a message whose value's length
 			// ends it exactly is read ahead by its length; a key longer
 			// than maxResyncKey is not read ahead for.
-			key := int(int32(binary.BigEndian.Uint32(s.buf[i+head-4:])))
+			key := legacyKey(s.buf[i:])
 			if key > maxResyncKey {
 				continue
 			}
-			if len(s.buf) < i+head+max(key, 0)+4 {
-				if _, err := s.fill(i + head + max(key, 0) + 4); err != nil {
-					if !errors.Is(err, io.EOF) {
-						return -1, "", err
-					}
-					continue
+			if ok, err := s.has(i + head + int(max(key, 0)) + 4); !ok {
+				if err != nil {
+					return -1, "", err
 				}
+				continue
 			}
 			if !legacyFills(s.buf[i:], length) {
 				continue
 			}
 		}
-		if len(s.buf) < i+entryHead+int(length) {
-			if _, err := s.fill(i + entryHead + int(length)); err != nil {
-				if !errors.Is(err, io.EOF) {
-					return -1, "", err
-				}
-				continue // it does not fit in the bytes there
+		if ok, err := s.has(i + entryHead + int(length)); !ok {
+			if err != nil {
+				return -1, "", err
 			}
+			continue // it does not fit in the bytes there
 		}
 		p = s.buf[i : i+entryHead+int(length)]
 		cost := int64(len(p) - crcFrom(magic))
@@ -722,6 +719,18 @@ func (s *Segment) fill(want int) (int, error) {
 		}
 	}
 	return len(s.buf), nil
+}
+
+// has makes s.buf hold n bytes when the input has them: false when it
+// ends first, with an error only when reading failed.
+func (s *Segment) has(n int) (bool, error) {
+	if _, err := s.fill(n); err != nil {
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // tail ends the segment at start with what was found there; the rest of
