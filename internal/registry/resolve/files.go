@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -472,8 +473,17 @@ var jsonSchemaTypes = [...]string{"object", "array", "string", "number", "intege
 
 // schemaText finds, in text that is not JSON, what says it was meant to
 // be a JSON Schema: a key of jsonSchemaWords, a "type" naming one of
-// JSON Schema's types, or json-schema.org.
-var schemaText = regexp.MustCompile(`"(?:\$id|\$ref|\$defs|definitions|properties|patternProperties|additionalProperties|items|allOf|anyOf|oneOf|enum|const)"\s*:|"type"\s*:\s*\[?\s*"(?:object|array|string|number|integer|boolean|null)"|json-schema\.org/`)
+// jsonSchemaTypes, or json-schema.org.
+var schemaText = regexp.MustCompile(`"(?:` + quoted(jsonSchemaWords[:]) + `)"\s*:|"type"\s*:\s*\[?\s*"(?:` + quoted(jsonSchemaTypes[:]) + `)"|json-schema\.org/`)
+
+// quoted is words as alternatives of a regular expression.
+func quoted(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(q, "|")
+}
 
 // LooksLikeJSONSchema reports why text, a .json file named as no
 // schema, is not a JSON Schema document (nil when it is one, or meant to
@@ -522,11 +532,7 @@ func LooksLikeJSONSchema(text string) error {
 func isSchemaType(t any) bool {
 	switch t := t.(type) {
 	case string:
-		for _, x := range jsonSchemaTypes {
-			if t == x {
-				return true
-			}
-		}
+		return slices.Contains(jsonSchemaTypes[:], t)
 	case []any:
 		for _, x := range t {
 			if _, ok := x.(string); !ok || !isSchemaType(x) {
