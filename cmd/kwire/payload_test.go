@@ -364,10 +364,7 @@ func TestEncodeTakesBackJSONPayloadsAsRead(t *testing.T) {
 func TestSchemasDirCheckedFirst(t *testing.T) {
 	frame := hex.EncodeToString(payloadFetch(t, 1))
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
+	write := func(name, text string) { writeFile(t, dir, name, []byte(text)) }
 	write("clicks-value.avsc", clickAvsc)
 	write("README.md", "the schemas of the clicks topic")
 	base := []string{"decode", "--response", "--api", "Fetch", "--version", "11", "--format", "ndjson", "--schemas", dir, frame}
@@ -399,10 +396,7 @@ func TestSchemasDirCheckedFirst(t *testing.T) {
 // resolve.MaxFolderDepth is not read, and a note says so.
 func TestSchemasDirSubfolders(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
+	write := func(name, text string) { writeFile(t, dir, name, []byte(text)) }
 	write("clicks/clicks-value.avsc", clickAvsc)
 	write(".git/objects/1.avsc", `not a schema, and never read`)
 	frame := hex.EncodeToString(payloadFetch(t, 1))
@@ -436,10 +430,7 @@ func TestSchemasDirSubfolders(t *testing.T) {
 // a JSON Schema, is still checked, and a broken one is still exit 2.
 func TestSchemasDirSkipsWhatIsNoSchema(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) {
-		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
-	}
+	write := func(name, text string) { writeFile(t, dir, name, []byte(text)) }
 	write("clicks-value.avsc", clickAvsc)
 	write("package.json", `{"name":"schemas","version":"1.0.0","type":"module","dependencies":{"avsc":"^5.7.7"}}`)
 	write("tsconfig.json", "// comments, as tsconfig allows\n{\"compilerOptions\": {}}")

@@ -155,6 +155,29 @@ func (s *stopAt) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// texts is the findings' lines.
+func texts(fs []check.Finding) []string {
+	var got []string
+	for _, f := range fs {
+		got = append(got, f.String())
+	}
+	return got
+}
+
+// beforePacket is where packet n (from 1) of the pcapng file b starts:
+// the length of the blocks before it, counted from the file's start
+// (enhanced packet blocks, type 6, are its packets).
+func beforePacket(b []byte, n int) int {
+	off, pkt := 0, 0
+	for pkt < n-1 {
+		if binary.LittleEndian.Uint32(b[off:]) == 6 {
+			pkt++
+		}
+		off += int(binary.LittleEndian.Uint32(b[off+4:]))
+	}
+	return off
+}
+
 // TestStoppedEndJudgesClosedConnections: a reading stopped after the
 // producer's connection closed (conv.txn-end.bad.pcapng whole: records
 // of a transaction, then the connection closes without EndTxn) judges
@@ -175,25 +198,14 @@ func TestStoppedEndJudgesClosedConnections(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, stopped, res.Stopped)
 		_, fs, _ := run(res)
-		var got []string
-		for _, f := range fs {
-			got = append(got, f.String())
-		}
-		return got
+		return texts(fs)
 	}
 	const warned = "conv.txn-end warning conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): producer id 3560889763892045510 closed its connections with a transaction open, expected EndTxn, found no EndTxn"
 	assert.Equal(t, []string{warned}, end(b, false))
 	assert.Equal(t, []string{warned}, end(b, true))
 
-	// Cut at the first FIN after data (packet 18, the client's: the
-	// blocks before it, counted from the file's start).
-	off, pkt := 0, 0
-	for pkt < 17 {
-		if binary.LittleEndian.Uint32(b[off:]) == 6 {
-			pkt++
-		}
-		off += int(binary.LittleEndian.Uint32(b[off+4:]))
-	}
+	// Cut at the first FIN after data (packet 18, the client's).
+	off := beforePacket(b, 18)
 	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (the capture ended with a transaction open and its producer connected) is not where the capture ends"}, end(b[:off], true))
 }
 
@@ -219,11 +231,7 @@ func TestStoppedEndKeepsReasonOfClosedConnections(t *testing.T) {
 		})
 		require.Len(t, res.Exchanges, 1)
 		_, fs, _ := run(res)
-		var got []string
-		for _, f := range fs {
-			got = append(got, f.String())
-		}
-		return got
+		return texts(fs)
 	}
 	const unknown = "conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged"
 	assert.Equal(t, []string{unknown}, end(bytes.NewReader(b), false))
@@ -231,13 +239,7 @@ func TestStoppedEndKeepsReasonOfClosedConnections(t *testing.T) {
 
 	// Cut at the first FIN after data (packet 18), as in
 	// TestStoppedEndJudgesClosedConnections.
-	off, pkt := 0, 0
-	for pkt < 17 {
-		if binary.LittleEndian.Uint32(b[off:]) == 6 {
-			pkt++
-		}
-		off += int(binary.LittleEndian.Uint32(b[off+4:]))
-	}
+	off := beforePacket(b, 18)
 	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged) is not where the capture ends"},
 		end(&stopAt{b[:off]}, true), "connected at the cut: not judged because of it")
 }

@@ -19,31 +19,20 @@ import (
 // broker whose ListGroups answer declares 48 MiB and sends 8.
 func TestDeclaredSizeCostsWhatWasSent(t *testing.T) {
 	const declared = 48 << 20
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				f, err := wire.ReadFrame(c, nil, 1<<20)
-				if err != nil {
-					return
-				}
-				// The answer's size, its correlation id, 4 bytes more; then nothing.
-				resp := binary.BigEndian.AppendUint32(nil, declared)
-				resp = append(resp, f[8:12]...)
-				c.Write(append(resp, 0, 0, 0, 0))
-				time.Sleep(10 * time.Second)
-			}()
+	broker := acceptEach(t, func(c net.Conn) {
+		defer c.Close()
+		f, err := wire.ReadFrame(c, nil, 1<<20)
+		if err != nil {
+			return
 		}
-	}()
+		// The answer's size, its correlation id, 4 bytes more; then nothing.
+		resp := binary.BigEndian.AppendUint32(nil, declared)
+		resp = append(resp, f[8:12]...)
+		c.Write(append(resp, 0, 0, 0, 0))
+		time.Sleep(10 * time.Second)
+	})
 	col := &collector{}
-	p := startProxy(t, Config{Upstream: ln.Addr().String(), Sink: col.sink})
+	p := startProxy(t, Config{Upstream: broker, Sink: col.sink})
 	addr := p.Listeners()[0].Addr.String()
 
 	var before, after runtime.MemStats

@@ -110,6 +110,25 @@ func (c *collector) all() []decodedJSON {
 	return append([]decodedJSON(nil), c.js...)
 }
 
+// acceptEach listens on a loopback port until the test ends, handing each
+// connection to serve on a goroutine of its own, and returns the address:
+// a broker as a test needs one.
+func acceptEach(t testing.TB, serve func(net.Conn)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
+}
+
 // startProxy runs a proxy in front of upstream until the test ends.
 func startProxy(t *testing.T, cfg Config) *Proxy {
 	if cfg.Listen == "" {

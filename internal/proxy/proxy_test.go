@@ -75,19 +75,7 @@ func TestPorts(t *testing.T) {
 
 // discardBroker reads everything and answers nothing.
 func discardBroker(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() { io.Copy(io.Discard, c); c.Close() }()
-		}
-	}()
-	return ln.Addr().String()
+	return acceptEach(t, func(c net.Conn) { io.Copy(io.Discard, c); c.Close() })
 }
 
 // peakHeap runs fn and returns the largest heap seen above the heap before

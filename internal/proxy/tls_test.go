@@ -34,22 +34,13 @@ func selfSigned(t *testing.T) tls.Certificate {
 // are the spare's. The log line says the broker was not contacted rather
 // than name the client's connection as one to it.
 func TestFailedClientHandshakeContactsNoBroker(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
 	var accepted atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
+	broker := acceptEach(t, func(c net.Conn) {
+		accepted.Add(1)
+		t.Cleanup(func() { c.Close() })
+	})
 	lg := &logs{}
-	p := startProxy(t, Config{Upstream: ln.Addr().String(), Log: lg.log,
+	p := startProxy(t, Config{Upstream: broker, Log: lg.log,
 		ClientTLS: &tls.Config{Certificates: []tls.Certificate{selfSigned(t)}, MinVersion: tls.VersionTLS12}})
 	require.Eventually(t, func() bool { return accepted.Load() == 1 }, 5*time.Second, 5*time.Millisecond, "the spare")
 
@@ -74,6 +65,6 @@ func TestFailedClientHandshakeContactsNoBroker(t *testing.T) {
 	require.Equal(t, int64(1), accepted.Load(), "the broker saw the spare alone")
 	require.Equal(t, int64(1), p.Stats().Dials, "the spare's dial alone")
 	require.Equal(t, int64(5), p.Stats().Connections)
-	require.True(t, lg.has("; closed, the broker ("+ln.Addr().String()+") not contacted"), lg.String())
-	require.False(t, lg.has("->"+ln.Addr().String()+": TLS handshake"), lg.String())
+	require.True(t, lg.has("; closed, the broker ("+broker+") not contacted"), lg.String())
+	require.False(t, lg.has("->"+broker+": TLS handshake"), lg.String())
 }
