@@ -20,6 +20,14 @@ const encNote = (page) => page.evaluate(() => {
   return n ? { text: n.textContent, shown: !n.hidden && n.offsetParent !== null } : { text: '', shown: false };
 });
 
+// decodedAfter does act and waits for the page to finish the decode it
+// starts (body's data-decoded changes).
+const decodedAfter = async (page, act) => {
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await act();
+  await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 60_000 });
+};
+
 test('Encode then Decode: the link is the decode input\'s again', { timeout: 180_000 }, async () => {
   const page = await open('#hex=' + QUICK);
   await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
@@ -103,11 +111,7 @@ test('encode JSON too long for a link: encode mode says so, and not once it fits
 test('Back and Forward step through the frames and modes the user opened; typing adds no step', { timeout: 180_000 }, async () => {
   const page = await open();
   await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60_000 });
-  const decoded = async (act) => {
-    const before = await page.evaluate(() => document.body.dataset.decoded || '');
-    await act();
-    await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 60_000 });
-  };
+  const decoded = (act) => decodedAfter(page, act);
   const status = () => page.textContent('#status');
   await decoded(() => page.click('#examples button[data-example="request"]'));
   const first = await hash(page);
@@ -159,11 +163,7 @@ test('Back and Forward step through the frames and modes the user opened; typing
 test('Back three times then Forward three times, without waiting between presses, ends on each entry\'s own state', { timeout: 180_000 }, async () => {
   const page = await open();
   await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60_000 });
-  const decoded = async (act) => {
-    const before = await page.evaluate(() => document.body.dataset.decoded || '');
-    await act();
-    await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 60_000 });
-  };
+  const decoded = (act) => decodedAfter(page, act);
   await decoded(() => page.click('#examples button[data-example="request"]'));
   const first = await hash(page);
   const firstInput = await page.inputValue('#input');
@@ -228,11 +228,7 @@ test('Back three times then Forward three times, without waiting between presses
 test('Back after an example clicked again goes back', { timeout: 180_000 }, async () => {
   const page = await open();
   await page.waitForFunction(() => document.body.dataset.ready, null, { timeout: 60_000 });
-  const decoded = async (act) => {
-    const before = await page.evaluate(() => document.body.dataset.decoded || '');
-    await act();
-    await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 60_000 });
-  };
+  const decoded = (act) => decodedAfter(page, act);
   await decoded(() => page.click('#examples button[data-example="request"]'));
   const first = await hash(page);
   await decoded(() => page.click('#examples button[data-example="request"]'));
