@@ -122,7 +122,7 @@ type checkOut struct {
 	multi  bool
 	kept   []checkFinding // for json and sarif
 	counts [check.Error + 1]int
-	skips  int
+	skips  notJudged
 	tls    int // connections not checked: TLS, encrypted
 	// unchecked are the capture's notes of what was not checked, said
 	// after its findings: connections that carry TLS, and frames the
@@ -148,7 +148,7 @@ type checkOut struct {
 
 func (o *checkOut) put(file string, f *check.Finding) {
 	if f.Skipped {
-		o.skips++
+		o.skips.add(f.Rule)
 	} else {
 		o.counts[f.Severity]++
 	}
@@ -302,22 +302,44 @@ func (c *checkConfig) run(e *env) int {
 		// their lines say they were not judged.
 		notRead += fmt.Sprintf("; interrupted (%s): what the cut left unfinished not judged (requests still waiting, transactions on connections still open)", c.it.name())
 	}
-	fail(e, "check: %s%s", checkSummary(&o.counts, o.skips), notRead)
+	fail(e, "check: %s%s", checkSummary(&o.counts, &o.skips), notRead)
 	if failOnReached(&o.counts, c.failOn) && status == 0 {
 		status = 1
 	}
 	return status
 }
 
+// notJudged counts the findings that say a rule was not judged (lines)
+// and the rules they are of: a rule may be said not judged in more than
+// one line (the transactions a capture ended with, for several reasons;
+// each file of several).
+type notJudged struct {
+	lines int
+	rules map[*check.Rule]bool
+}
+
+func (n *notJudged) add(r *check.Rule) {
+	if n.rules == nil {
+		n.rules = map[*check.Rule]bool{}
+	}
+	n.lines++
+	n.rules[r] = true
+}
+
 // checkSummary is the summary kwire check and kwire proxy --check end
 // with: the findings by severity (counts, skipped ones aside) and the
 // rules not judged (skips), each count agreeing with its noun in number
 // ("1 error, 2 warnings, 0 notes; 1 rule not judged (said in its
-// line)").
-func checkSummary(counts *[check.Error + 1]int, skips int) string {
+// line)"), and the lines that say so when they are more than the rules
+// ("1 rule not judged (said in 2 lines)").
+func checkSummary(counts *[check.Error + 1]int, skips *notJudged) string {
+	rules := len(skips.rules)
+	said := pluralOf(rules, "rule not judged (said in its line)", "rules not judged (said in their lines)")
+	if skips.lines > rules {
+		said = pluralOf(rules, "rule", "rules") + " not judged (said in " + plural(skips.lines, "line") + ")"
+	}
 	return plural(counts[check.Error], "error") + ", " + plural(counts[check.Warning], "warning") + ", " +
-		plural(counts[check.Note], "note") + "; " +
-		pluralOf(skips, "rule not judged (said in its line)", "rules not judged (said in their lines)")
+		plural(counts[check.Note], "note") + "; " + said
 }
 
 // parseFailOn reads the value of --fail-on, kwire check's and kwire proxy
@@ -362,7 +384,7 @@ func appendCheckJSON(b []byte, o *checkOut) []byte {
 	b = append(b, `,"notes":`...)
 	b = strconv.AppendInt(b, int64(o.counts[check.Note]), 10)
 	b = append(b, `,"skipped":`...)
-	b = strconv.AppendInt(b, int64(o.skips), 10)
+	b = strconv.AppendInt(b, int64(o.skips.lines), 10)
 	return append(b, "}\n"...)
 }
 

@@ -21,7 +21,7 @@ type proxyChecker struct {
 	conns   map[uint64]*check.Conn
 	line    []byte
 	counts  [check.Error + 1]int // findings by severity
-	skips   int                  // rules not judged
+	skips   notJudged            // rules not judged
 	missed  int64                // exchanges skipped that the checker was told of
 	checked int                  // exchanges checked
 }
@@ -70,7 +70,7 @@ func (pc *proxyChecker) end(skipped int64) []byte {
 		notChecked = fmt.Sprintf("; %d of %d exchanges not checked (skipped: decoding was behind the traffic; --decode-cpu 0 checks every one)",
 			skipped, int64(pc.checked)+skipped)
 	}
-	return fmt.Appendf(b, "kwire: check: %s%s\n", checkSummary(&pc.counts, pc.skips), notChecked)
+	return fmt.Appendf(b, "kwire: check: %s%s\n", checkSummary(&pc.counts, &pc.skips), notChecked)
 }
 
 // reached reports whether a finding was at least as severe as sev (0:
@@ -85,7 +85,7 @@ func (pc *proxyChecker) lines(fs []check.Finding) []byte {
 	pc.line = pc.line[:0]
 	for i := range fs {
 		if fs[i].Skipped {
-			pc.skips++
+			pc.skips.add(fs[i].Rule)
 		} else {
 			pc.counts[fs[i].Severity]++
 		}

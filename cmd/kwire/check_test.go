@@ -698,16 +698,24 @@ func TestCaptureTLSConnectionSaid(t *testing.T) {
 // judged".
 func TestCheckSummaryAgreesInNumber(t *testing.T) {
 	for _, tc := range []struct {
-		counts [check.Error + 1]int // none, notes, warnings, errors
-		skips  int
-		want   string
+		counts       [check.Error + 1]int // none, notes, warnings, errors
+		rules, lines int
+		want         string
 	}{
-		{[4]int{}, 0, "0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines)"},
-		{[4]int{0, 1, 1, 1}, 1, "1 error, 1 warning, 1 note; 1 rule not judged (said in its line)"},
-		{[4]int{0, 2, 3, 4}, 2, "4 errors, 3 warnings, 2 notes; 2 rules not judged (said in their lines)"},
-		{[4]int{7, 1, 11, 21}, 101, "21 errors, 11 warnings, 1 note; 101 rules not judged (said in their lines)"},
+		{[4]int{}, 0, 0, "0 errors, 0 warnings, 0 notes; 0 rules not judged (said in their lines)"},
+		{[4]int{0, 1, 1, 1}, 1, 1, "1 error, 1 warning, 1 note; 1 rule not judged (said in its line)"},
+		{[4]int{0, 2, 3, 4}, 2, 2, "4 errors, 3 warnings, 2 notes; 2 rules not judged (said in their lines)"},
+		{[4]int{7, 1, 11, 21}, 11, 11, "21 errors, 11 warnings, 1 note; 11 rules not judged (said in their lines)"},
+		// A rule said not judged in more than one line (the transactions
+		// a capture ended with, for two reasons) is one rule.
+		{[4]int{}, 1, 2, "0 errors, 0 warnings, 0 notes; 1 rule not judged (said in 2 lines)"},
+		{[4]int{0, 0, 1, 0}, 3, 5, "0 errors, 1 warning, 0 notes; 3 rules not judged (said in 5 lines)"},
 	} {
-		require.Equal(t, tc.want, checkSummary(&tc.counts, tc.skips), "%v %d", tc.counts, tc.skips)
+		var skips notJudged
+		for i := range tc.lines {
+			skips.add(check.Rules()[min(i, tc.rules-1)])
+		}
+		require.Equal(t, tc.want, checkSummary(&tc.counts, &skips), "%v %d %d", tc.counts, tc.rules, tc.lines)
 	}
 
 	// Through the CLI: one error and one rule not judged.

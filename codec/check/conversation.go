@@ -2,6 +2,7 @@ package check
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/kwire/kwire/codec/schema"
 )
@@ -678,12 +679,15 @@ func (c *Checker) commit(a *analysis, who string) {
 // findings. What it judges (a finding not Skipped) is only of
 // connections the caller marked closed: it holds as well for a capture
 // whose reading was cut after they closed (kwire check's Ctrl-C), whereas
-// what it says not judged may depend on where the capture ended. Each
-// finding's ConnsClosed says whether the connections it is of (the
-// producer's) had all closed: one not judged for a reason of its own
-// (the transaction's start not captured, its coordinator moved, bytes
-// lost since it began) and ConnsClosed is not judged for that reason
-// wherever after their close the capture ends.
+// what it says not judged may depend on where the capture ended. The
+// transactions it does not judge are said once for each reason (and
+// whether their connections closed), at the first of them, with every
+// producer id, whatever the rule said not judged before: each open
+// transaction is in a line. Each finding's ConnsClosed says whether the
+// connections it is of (the producers') had all closed: one not judged
+// for a reason of its own (the transaction's start not captured, its
+// coordinator moved, bytes lost since it began) and ConnsClosed is not
+// judged for that reason wherever after their close the capture ends.
 func (c *Checker) End() []Finding {
 	c.out = c.out[:0]
 	pids := make([]int64, 0, len(c.txns))
@@ -691,6 +695,7 @@ func (c *Checker) End() []Finding {
 		pids = append(pids, pid)
 	}
 	slices.Sort(pids)
+	var skips []txnSkip
 	for _, pid := range pids {
 		t := c.txns[pid]
 		if !t.open {
@@ -702,24 +707,70 @@ func (c *Checker) End() []Finding {
 				closed = false
 			}
 		}
-		n := len(c.out)
+		why := ""
 		switch {
 		case !t.known:
 			// Its EndTxn goes to the transaction coordinator, which may be
 			// a broker the capture does not see.
-			c.skip(ConvTxnEnd, t.openAt, "a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged")
+			why = "a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged"
 		case t.moved:
-			c.skip(ConvTxnEnd, t.openAt, "a transaction whose coordinator answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE is not judged (its producer may have ended it with a coordinator the capture does not see)")
+			why = "a transaction whose coordinator answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE is not judged (its producer may have ended it with a coordinator the capture does not see)"
 		case t.lost != c.lost:
-			c.skip(ConvTxnEnd, t.openAt, "a transaction still open "+c.afterLoss()+" is not judged (its EndTxn may be in them)")
+			why = "a transaction still open " + c.afterLoss() + " is not judged (its EndTxn may be in them)"
 		case closed:
 			c.add(ConvTxnEnd, t.openAt, "producer id "+i64(pid)+" closed its connections with a transaction open", "EndTxn", "no EndTxn")
+			c.out[len(c.out)-1].ConnsClosed = true
+			continue
 		default:
-			c.skip(ConvTxnEnd, t.openAt, "the capture ended with a transaction open and its producer connected")
+			why = "a transaction still open when the capture ended, its producer connected, is not judged"
 		}
-		if len(c.out) > n {
-			c.out[n].ConnsClosed = closed
+		i := slices.IndexFunc(skips, func(s txnSkip) bool { return s.why == why && s.closed == closed })
+		if i < 0 {
+			i = len(skips)
+			skips = append(skips, txnSkip{why: why, closed: closed, at: t.openAt})
 		}
+		skips[i].pids = append(skips[i].pids, pid)
+	}
+	for _, s := range skips {
+		c.out = append(c.out, Finding{Rule: ConvTxnEnd, Where: s.at, What: s.why + s.producers(), Skipped: true, ConnsClosed: s.closed})
 	}
 	return c.out
+}
+
+// txnSkip is the transactions End does not judge for one reason: why,
+// where the first began, their producer ids (ascending), and whether
+// their connections all closed.
+type txnSkip struct {
+	why    string
+	at     Where
+	pids   []int64
+	closed bool
+}
+
+// maxListed is how many producer ids a line of End lists.
+const maxListed = 8
+
+// producers names s's transactions' producers, after the reason that
+// says the first not judged: ": producer id 7", or ", nor are 2 more
+// like it: producer ids 7, 8 and 9, the first here".
+func (s *txnSkip) producers() string {
+	n := len(s.pids)
+	if n == 1 {
+		return ": producer id " + i64(s.pids[0])
+	}
+	b := []byte(", nor are " + itoa(n-1) + " more like it: producer ids ")
+	for i, pid := range s.pids[:min(n, maxListed)] {
+		switch {
+		case i == 0:
+		case i == n-1:
+			b = append(b, " and "...)
+		default:
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, pid, 10)
+	}
+	if n > maxListed {
+		b = append(b, " and "+itoa(n-maxListed)+" more"...)
+	}
+	return string(b) + ", the first here"
 }

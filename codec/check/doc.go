@@ -24,7 +24,8 @@
 // sequence -1 in Fetch responses). Findings never stop decoding; a rule
 // that cannot be judged (a capture that starts in the middle of a
 // conversation, a decoding limit) says so once, as a Finding with Skipped
-// set, instead of guessing. Bytes a capture lost and exchanges a proxy
+// set, instead of guessing; the transactions End does not judge, once for
+// each reason, with every producer id. Bytes a capture lost and exchanges a proxy
 // skipped (Checker.Missed) are such: a rule that follows a connection or
 // the conversation judges nothing they could hold.
 //

@@ -213,3 +213,50 @@ func TestFencedProducersEndNothing(t *testing.T) {
 	empty := append(xs[:len(xs):len(xs)], exchangesOn(cn(3), endAt(4, 2, false), endRsp(4, 0))...)
 	require.Equal(t, []string{"conv.txn-end"}, ruleIDs(Check(empty)))
 }
+
+// TestEndSaysEveryOpenTransaction: End said one transaction not judged
+// per rule, and none once the rule had been said not judged before (an
+// EndTxn after an exchange left out): a capture that ended with four
+// transactions open said nothing of them, or of one. Each reason is now
+// said once, at the first transaction, with every producer id.
+func TestEndSaysEveryOpenTransaction(t *testing.T) {
+	txn := kmsg.StringPtr("tx-1")
+	leader := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	coord := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.8:9092", FromStart: true}
+	batch := func(pid int64) []byte {
+		x := plain()
+		x.pid, x.epoch, x.seq, x.attrs = pid, 0, 0, 0x10
+		return x.bytes()
+	}
+	// tx-2's EndTxn comes after an exchange left out: conv.txn-end is
+	// said not judged there, before the capture ends.
+	xs := exchangesOn(coord, initPIDReq(4, 1, kmsg.StringPtr("tx-2")), initPIDRsp(4, 1, 30),
+		endTxnReq(3, 2, "tx-2", 30), endTxnRsp(3, 2),
+		initPIDReq(4, 3, txn), initPIDRsp(4, 3, 8), addPartsReq(3, 4, "tx-1", 8), addPartsRsp(3, 4))
+	// Producer 8's transaction began where the capture saw it; those of
+	// 20, 21 and 22 began before it.
+	xs = append(xs, exchangesOn(leader, produce(9, 5, txn, batch(8)), produceOK(9, 5, 0),
+		produce(9, 6, txn, batch(20)), produceOK(9, 6, 2),
+		produce(9, 7, txn, batch(21)), produceOK(9, 7, 4),
+		produce(9, 8, txn, batch(22)), produceOK(9, 8, 6))...)
+	var z Analyzer
+	c := NewChecker()
+	var before []Finding
+	for i := range xs {
+		if i == 1 {
+			c.Missed(1)
+		}
+		before = append(before, c.Add(z.Analyze(&xs[i]))...)
+	}
+	require.Contains(t, skippedIDs(before), "conv.txn-end", findingLines(before))
+	var end []string
+	for _, f := range c.End() {
+		require.True(t, f.Skipped, f.String())
+		require.Equal(t, "conv.txn-end", f.Rule.ID)
+		end = append(end, f.What)
+	}
+	require.Equal(t, []string{
+		"a transaction still open when the capture ended, its producer connected, is not judged: producer id 8",
+		"a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged, nor are 2 more like it: producer ids 20, 21 and 22, the first here",
+	}, end)
+}

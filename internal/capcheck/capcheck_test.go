@@ -206,7 +206,7 @@ func TestStoppedEndJudgesClosedConnections(t *testing.T) {
 
 	// Cut at the first FIN after data (packet 18, the client's).
 	off := beforePacket(b, 18)
-	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (the capture ended with a transaction open and its producer connected) is not where the capture ends"}, end(b[:off], true))
+	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (a transaction still open when the capture ended, its producer connected, is not judged: producer id 3560889763892045510) is not where the capture ends"}, end(b[:off], true))
 }
 
 // TestStoppedEndKeepsReasonOfClosedConnections: a transaction whose start
@@ -233,13 +233,13 @@ func TestStoppedEndKeepsReasonOfClosedConnections(t *testing.T) {
 		_, fs, _ := run(res)
 		return texts(fs)
 	}
-	const unknown = "conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged"
+	const unknown = "conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged: producer id 3560889763892045510"
 	assert.Equal(t, []string{unknown}, end(bytes.NewReader(b), false))
 	assert.Equal(t, []string{unknown}, end(&stopAt{b}, true), "closed before the cut: the reason stands")
 
 	// Cut at the first FIN after data (packet 18), as in
 	// TestStoppedEndJudgesClosedConnections.
 	off := beforePacket(b, 18)
-	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged) is not where the capture ends"},
+	assert.Equal(t, []string{"conv.txn-end skipped conn 2 correlation 3 request (packet 16) at byte 66 (body.topicData[0].partitionData[0].records[0]): not judged at the capture's end: the reading was interrupted, and what it was cut in (a transaction whose start was not captured (no InitProducerId, AddPartitionsToTxn or earlier EndTxn of its producer: its coordinator's connection may not be in the capture) is not judged: producer id 3560889763892045510) is not where the capture ends"},
 		end(&stopAt{b[:off]}, true), "connected at the cut: not judged because of it")
 }
