@@ -30,12 +30,13 @@ type Limits struct {
 	MaxBody         int
 	MaxDecompressed int
 	MaxGuess        int
+	MaxNodes        int
 }
 
 // LimitsOf is the Limits of a handler made with o.
 func LimitsOf(o api.Options) Limits {
 	o = o.WithDefaults()
-	return Limits{MaxBody: int(o.MaxBody), MaxDecompressed: o.MaxDecompressed, MaxGuess: o.MaxGuess}
+	return Limits{MaxBody: int(o.MaxBody), MaxDecompressed: o.MaxDecompressed, MaxGuess: o.MaxGuess, MaxNodes: o.MaxNodes}
 }
 
 // A Case is one request: POST Route+Query with Body as ContentType.
@@ -115,6 +116,12 @@ func Cases(l Limits) ([]Case, error) {
 	add("guess-fetch-gzip-max-decompressed", "a Fetch v11 response of "+kib(len(gz))+" whose gzip batch holds "+kib(recordsSize(m))+", guessed",
 		"/api/decode", "?direction=response", bin, gz)
 
+	// A flood of empty unknown tags, guessed: as many as MaxNodes lets
+	// the reading taken keep (a tag and its warning cost 3 nodes; with
+	// more, no reading fits and the answer is 400), within MaxGuess.
+	flood, tags := tagFlood(l.MaxGuess, (l.MaxNodes-64)/3)
+	add("guess-tag-flood", "a response of "+kib(len(flood))+" ending in "+strconv.Itoa(tags)+" empty unknown tags, guessed", "/api/decode", "?direction=response", bin, flood)
+
 	// The largest encode: value JSON at the body limit, all records. (Not
 	// compressed: the Worker, like the browser, has no compressors.)
 	js := produceJSON(l.MaxBody - 1024)
@@ -123,6 +130,27 @@ func Cases(l Limits) ([]Case, error) {
 }
 
 var codecNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+
+// tagFlood is a response of at most size bytes whose body (ApiVersions
+// v3's: errorCode, no apiKeys, throttleTimeMs) ends in a tag section of
+// empty unknown tags to its end, at most most of them; and how many. Guessed, it reads under many an API and
+// version as thousands of unknown tags, each a warning in every reading
+// tried, until the guess's bound on the nodes its readings read stops
+// them; it is taken as Heartbeat v4.
+func tagFlood(size, most int) ([]byte, int) {
+	b := []byte{0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 1, 0, 0, 0, 0}
+	var tags []byte
+	n := 0
+	for n < most && len(b)+3+len(tags)+len(binary.AppendUvarint(nil, uint64(n)))+1 <= size { // the count takes 3 bytes
+		tags = binary.AppendUvarint(tags, uint64(n))
+		tags = append(tags, 0)
+		n++
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	b = append(b, tags...)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	return b, n
+}
 
 func kib(n int) string { return strconv.Itoa((n+512)>>10) + " KiB" }
 
