@@ -147,6 +147,21 @@ type frameFacts struct {
 	ReplicaID     int32     // Fetch request (-1 for consumers)
 	MemberEpoch   int32
 
+	// A group member's request (JoinGroup, SyncGroup, Heartbeat,
+	// LeaveGroup v0-2, OffsetCommit, TxnOffsetCommit, ConsumerGroupHeartbeat)
+	// or JoinGroup's and ConsumerGroupHeartbeat's answer: its member id,
+	// its generation (ConsumerGroupHeartbeat's member epoch, OffsetCommit
+	// v9+'s generationIdOrMemberEpoch) with its offset and value-JSON
+	// path, and its group instance id (conv.group-generation,
+	// conv.member-epoch).
+	MemberID      string
+	Generation    int32
+	HasGeneration bool
+	GenerationAt  int
+	GenPath       string
+	HasInstanceID bool
+	Leaving       []leavingFacts // LeaveGroup v3+: the members that leave
+
 	Ranges []apiRange  // ApiVersions response
 	Topics []topicName // Metadata response: names and ids
 	Parts  []partFacts
@@ -221,6 +236,14 @@ type partFacts struct {
 	LeaderEpoch int32
 	HasRecords  bool
 	Batches     []batchFacts
+}
+
+// leavingFacts is one member of a LeaveGroup v3+ request.
+type leavingFacts struct {
+	MemberID      string
+	HasInstanceID bool
+	At            int // its memberId's offset
+	i             int // its index in members
 }
 
 // txnFacts is one transaction of AddPartitionsToTxn (v4+ batches them).
