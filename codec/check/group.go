@@ -89,6 +89,18 @@ func accepted(a *analysis) bool {
 	return ok && (code == 0 || code == errRebalanceInProcess)
 }
 
+// flag adds a group rule's finding, unless the coordinator's answer
+// accepted the request: then the capture lacks an answer that gave the
+// member what it sent (a coordinator it does not see), and the request
+// is said not judged.
+func (c *Checker) flag(r *Rule, a *analysis, w Where, what, expected, found string) {
+	if accepted(a) {
+		c.skip(r, w, "a request the coordinator accepted (no error, or REBALANCE_IN_PROGRESS), though the answers captured gave the member otherwise, is not judged: an answer the capture does not hold gave it what it sent")
+		return
+	}
+	c.add(r, w, what, expected, found)
+}
+
 // before reports whether a response at position at came before a
 // request sent at pos (exchanges without positions come in order).
 func before(at, pos int) bool { return pos == 0 || at < pos }
@@ -192,9 +204,6 @@ func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen
 		c.skip(ConvGroupGeneration, w, "a group member whose JoinGroup answer was not captured (the capture began after it joined, or it joined through a coordinator the capture does not see) is not judged")
 		return
 	}
-	if accepted(a) {
-		return
-	}
 	switch {
 	case m != nil:
 		if !hasGen || m.gen < 0 || gen >= m.gen || !before(m.at, pos) {
@@ -207,7 +216,7 @@ func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen
 			c.skip(ConvGroupGeneration, w, "a group member's request "+c.afterLoss()+" is not judged (a JoinGroup answer may be in them)")
 			return
 		}
-		c.add(ConvGroupGeneration, w,
+		c.flag(ConvGroupGeneration, a, w,
 			"member "+strconv.Quote(member)+" of group "+strconv.Quote(req.Group)+" sent generation "+itoa(int(gen))+", but its last JoinGroup answer gave it generation "+itoa(int(m.gen))+" (Kafka answers ILLEGAL_GENERATION)",
 			"generation "+itoa(int(m.gen)), "generation "+itoa(int(gen)))
 	case given:
@@ -217,7 +226,7 @@ func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen
 	case j.lost != c.lost:
 		c.skip(ConvGroupGeneration, w, "a member id "+c.afterLoss()+" is not judged (the JoinGroup answer that gave it may be in them)")
 	default:
-		c.add(ConvGroupGeneration, w,
+		c.flag(ConvGroupGeneration, a, w,
 			"member id "+strconv.Quote(member)+" of group "+strconv.Quote(req.Group)+" was never given by the coordinator: the client's JoinGroup answers gave it other member ids (Kafka answers UNKNOWN_MEMBER_ID)",
 			"a member id a JoinGroup answer gave", strconv.Quote(member))
 	}
@@ -237,7 +246,7 @@ func (c *Checker) memberEpoch(a *analysis) {
 	e := req.Generation
 	w := a.at(Request, req.GenerationAt, 0, req.GenPath)
 	switch {
-	case !req.HasGeneration || e == 0 || e == -1 || e == -2 || accepted(a):
+	case !req.HasGeneration || e == 0 || e == -1 || e == -2:
 	case m == nil || m.gen < 0:
 		c.skip(ConvMemberEpoch, w, "a member whose ConsumerGroupHeartbeat answers were not captured (the capture began after it joined, or its coordinator is not in the capture) is not judged")
 	case !before(m.at, reqPos(&a.x)) || e == m.gen || e == m.prev:
@@ -252,7 +261,7 @@ func (c *Checker) memberEpoch(a *analysis) {
 		if e > m.gen {
 			what = "newer than any its coordinator gave it"
 		}
-		c.add(ConvMemberEpoch, w,
+		c.flag(ConvMemberEpoch, a, w,
 			"member "+strconv.Quote(req.MemberID)+" of group "+strconv.Quote(req.Group)+" sent member epoch "+itoa(int(e))+", "+what+" (Kafka answers FENCED_MEMBER_EPOCH)",
 			want+", 0 to join, -1 or -2 to leave", "epoch "+itoa(int(e)))
 	}
