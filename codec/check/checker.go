@@ -35,8 +35,8 @@ type Checker struct {
 	// (joiners), and what ConsumerGroupHeartbeat answers gave each
 	// KIP-848 member (epochs).
 	members   map[memberKey]*memberState
-	given     map[groupID]bool
-	joiners   map[joinerKey]*joinerState
+	given     map[memberKey]bool
+	joiners   map[memberKey]*joinerState
 	epochs    map[memberKey]*memberState
 	topicByID map[string]string
 	skipped   map[*Rule]bool
@@ -58,7 +58,7 @@ func NewChecker() *Checker {
 		conns: map[int]*connState{}, brokers: map[string]*brokerState{}, producers: map[seqKey]*seqState{},
 		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{}, resetTo: map[partKey][]int64{}, fenced: map[pidEpoch]int{},
 		topicByID: map[string]string{}, skipped: map[*Rule]bool{},
-		members: map[memberKey]*memberState{}, given: map[groupID]bool{}, joiners: map[joinerKey]*joinerState{}, epochs: map[memberKey]*memberState{},
+		members: map[memberKey]*memberState{}, given: map[memberKey]bool{}, joiners: map[memberKey]*joinerState{}, epochs: map[memberKey]*memberState{},
 	}
 }
 

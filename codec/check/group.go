@@ -15,19 +15,11 @@ import (
 // sends JoinGroup and SyncGroup over one connection, Heartbeat and
 // OffsetCommit over another.
 
-// memberKey is a group member at its coordinator.
+// memberKey is a group member at its coordinator; with no broker, a
+// member id given at any coordinator (Checker.given); in joiners, a
+// client (identity) in member.
 type memberKey struct {
 	broker, group, member string
-}
-
-// groupID is a member id of a group, at any coordinator.
-type groupID struct {
-	group, member string
-}
-
-// joinerKey is a client (identity) joining a group at a coordinator.
-type joinerKey struct {
-	who, broker, group string
 }
 
 // memberState is what the coordinator's answers gave a member: its
@@ -140,8 +132,8 @@ func (c *Checker) joinGroup(a *analysis, who string) {
 		m.gen = rsp.Generation
 	}
 	m.at, m.lost = respPos(&a.x), c.lost
-	c.given[groupID{req.Group, rsp.MemberID}] = true
-	jk := joinerKey{who, broker, req.Group}
+	c.given[memberKey{"", req.Group, rsp.MemberID}] = true
+	jk := memberKey{broker, req.Group, who}
 	if c.joiners[jk] == nil {
 		c.joiners[jk] = &joinerState{fresh: req.MemberID == "", at: respPos(&a.x), lost: c.lost}
 	}
@@ -192,14 +184,14 @@ func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen
 		return // a KIP-848 member's commit: its epoch, not a generation
 	}
 	m := c.members[memberKey{broker, req.Group, member}]
-	given := m != nil || c.given[groupID{req.Group, member}]
-	j := c.joiners[joinerKey{who, broker, req.Group}]
+	given := m != nil || c.given[memberKey{"", req.Group, member}]
+	j := c.joiners[memberKey{broker, req.Group, who}]
 	if !given && (j == nil || !before(j.at, pos)) {
 		if member != "" && len(c.given) < maxMembers {
 			// A member id the client used before it joined: its member
 			// may have joined before the capture began (two consumers
 			// with one client id).
-			c.given[groupID{req.Group, member}] = true
+			c.given[memberKey{"", req.Group, member}] = true
 		}
 		c.skip(ConvGroupGeneration, w, "a group member whose JoinGroup answer was not captured (the capture began after it joined, or it joined through a coordinator the capture does not see) is not judged")
 		return
