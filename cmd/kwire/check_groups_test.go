@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,20 +22,27 @@ import (
 // the first. kwire check finds nothing of the group rules in it, and
 // judges them (no line says a member was not judged): in the classic
 // protocol with the eager range balancer and kgo's default cooperative
-// sticky one, and in KIP-848's (ConsumerGroupHeartbeat).
+// sticky one, and in KIP-848's (ConsumerGroupHeartbeat); and two of
+// kafka-python's consumers, whose heartbeats come from a thread of their
+// own, in the classic protocol.
 func TestCheckGroupRulesRealClients(t *testing.T) {
 	needTool(t, "dumpcap")
 	for _, tc := range []struct {
-		name string
-		opts []kgo.Opt
-		apis []string // the group's APIs the capture must hold
+		name   string
+		opts   []kgo.Opt
+		apis   []string // the group's APIs the capture must hold
+		python bool     // kafka-python's consumers (testdata/kafkapython-group.py), not kgo's
 	}{
-		{"eager", []kgo.Opt{kgo.Balancers(kgo.RangeBalancer())}, []string{"JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup"}},
-		{"cooperative", nil, []string{"JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup"}},
+		{"eager", []kgo.Opt{kgo.Balancers(kgo.RangeBalancer())}, []string{"JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup"}, false},
+		{"cooperative", nil, []string{"JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup"}, false},
 		{"kip848", []kgo.Opt{kgo.WithContext(context.WithValue(context.Background(), "opt_in_kafka_next_gen_balancer_beta", true))},
-			[]string{"ConsumerGroupHeartbeat", "OffsetCommit"}},
+			[]string{"ConsumerGroupHeartbeat", "OffsetCommit"}, false},
+		{"kafka-python", nil, []string{"JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.python {
+				needKafkaPython(t)
+			}
 			port := freePort(t)
 			cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.Ports(port), kfake.SeedTopics(4, "orders"),
 				kfake.BrokerConfigs(map[string]string{"group.consumer.heartbeat.interval.ms": "300"})) // KIP-848's heartbeats as often as the classic ones
@@ -71,6 +79,12 @@ func TestCheckGroupRulesRealClients(t *testing.T) {
 				return n
 			}
 			file := captureLoopback(t, port, func() {
+				if tc.python {
+					script, err := filepath.Abs(filepath.Join("testdata", "kafkapython-group.py"))
+					require.NoError(t, err)
+					runKafkaPython(t, script, "group life done", seed)
+					return
+				}
 				produce(20)
 				a := consumer("kwire-a")
 				require.Positive(t, poll(a, 2*time.Second))
