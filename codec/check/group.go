@@ -39,6 +39,7 @@ type joinerState struct {
 	fresh bool
 	at    int
 	lost  int
+	last  string // the member id its last JoinGroup answer gave
 }
 
 // maxMembers bounds the group state a Checker keeps (members, epochs,
@@ -134,9 +135,12 @@ func (c *Checker) joinGroup(a *analysis, who string) {
 	m.at, m.lost = respPos(&a.x), c.lost
 	c.given[memberKey{"", req.Group, rsp.MemberID}] = true
 	jk := memberKey{broker, req.Group, who}
-	if c.joiners[jk] == nil {
-		c.joiners[jk] = &joinerState{fresh: req.MemberID == "", at: respPos(&a.x), lost: c.lost}
+	j := c.joiners[jk]
+	if j == nil {
+		j = &joinerState{fresh: req.MemberID == "", at: respPos(&a.x), lost: c.lost}
+		c.joiners[jk] = j
 	}
+	j.last = rsp.MemberID
 }
 
 // groupGeneration applies conv.group-generation to a classic group
@@ -219,8 +223,8 @@ func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen
 		c.skip(ConvGroupGeneration, w, "a member id "+c.afterLoss()+" is not judged (the JoinGroup answer that gave it may be in them)")
 	default:
 		c.flag(ConvGroupGeneration, a, w,
-			"member id "+strconv.Quote(member)+" of group "+strconv.Quote(req.Group)+" was never given by the coordinator: the client's JoinGroup answers gave it other member ids (Kafka answers UNKNOWN_MEMBER_ID)",
-			"a member id a JoinGroup answer gave", strconv.Quote(member))
+			"member id "+strconv.Quote(member)+" of group "+strconv.Quote(req.Group)+" was never given by the coordinator: the client's last JoinGroup answer gave it "+strconv.Quote(j.last)+" (Kafka answers UNKNOWN_MEMBER_ID)",
+			"member id "+strconv.Quote(j.last), "member id "+strconv.Quote(member))
 	}
 }
 

@@ -147,7 +147,8 @@ func TestGroupMemberIDNeverGiven(t *testing.T) {
 	got := judged(fs, "conv.group-generation")
 	require.Len(t, got, 1, findingLines(fs))
 	require.Equal(t, "body.generationId", got[0].Where.Path)
-	require.Contains(t, got[0].String(), `member id "m9" of group "billing" was never given by the coordinator`)
+	require.Contains(t, got[0].String(), `member id "m9" of group "billing" was never given by the coordinator: the client's last JoinGroup answer gave it "m1"`)
+	require.Contains(t, got[0].String(), `expected member id "m1", found member id "m9"`)
 
 	// LeaveGroup v3+: each member at its own path.
 	leave := kmsg.NewPtrLeaveGroupRequest()
