@@ -78,6 +78,28 @@ func TestGroupGenerationAcrossConnections(t *testing.T) {
 		require.Empty(t, judged(run(2, 0), "conv.group-generation"))
 		require.Empty(t, judged(run(-1, 0), "conv.group-generation"), "a generation -1 commit with member m1 is refused, but not for its generation: Kafka answers UNKNOWN_MEMBER_ID or ILLEGAL_GENERATION")
 	}
+	// A transactional producer commits the member's offsets
+	// (TxnOffsetCommit v3+ carries the member and its generation).
+	txnCommit := func(gen int32) []byte {
+		r := kmsg.NewPtrTxnOffsetCommitRequest()
+		r.TransactionalID, r.Group, r.ProducerID, r.Generation, r.MemberID = "tx-1", "billing", 8, gen, "m1"
+		t := kmsg.NewTxnOffsetCommitRequestTopic()
+		t.Topic = "orders"
+		p := kmsg.NewTxnOffsetCommitRequestTopicPartition()
+		p.Offset = 2
+		t.Partitions = append(t.Partitions, p)
+		r.Topics = append(r.Topics, t)
+		return req(r, 3, 8)
+	}
+	for gen, n := range map[int32]int{1: 1, 2: 0} {
+		xs := append(exchangesOn(group, member()...), Exchange{Conn: normal, Request: txnCommit(gen)})
+		fs := judged(Check(xs), "conv.group-generation")
+		require.Len(t, fs, n, "TxnOffsetCommit at generation %d", gen)
+		if n > 0 {
+			require.Equal(t, "body.generationId", fs[0].Where.Path)
+		}
+	}
+
 	// A commit from outside group management.
 	simple := exchangesOn(normal, groupCommit(8, 1, "", -1), groupCommitRsp(8, 1, 0))
 	fs := Check(append(exchangesOn(group, member()...), simple...))
