@@ -2,6 +2,7 @@ package check
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/kwire/kwire/codec/schema"
 )
@@ -27,8 +28,33 @@ type memberKey struct {
 // and Checker.lost then.
 type memberState struct {
 	gen, prev int32 // -1: none
-	at        int   // respPos of the answer that gave gen
+	at        answerAt
 	lost      int
+}
+
+// answerAt is where an answer was: its position (packet or frame), and
+// its time when it has no position (kwire proxy --check).
+type answerAt struct {
+	pos  int
+	time time.Time
+}
+
+// answered is where a's response was.
+func answered(a *analysis) answerAt {
+	return answerAt{respPos(&a.x), a.x.ResponseTime}
+}
+
+// before reports whether an answer at at came before a's request was
+// sent: by positions, or by the proxy's clock when there are none;
+// exchanges with neither come in order.
+func (at answerAt) before(a *analysis) bool {
+	if pos := reqPos(&a.x); pos > 0 {
+		return at.pos < pos
+	}
+	if t := a.x.RequestTime; !t.IsZero() && !at.time.IsZero() {
+		return at.time.Before(t)
+	}
+	return true
 }
 
 // joinerState is a client's first JoinGroup answer seen for a group:
@@ -37,7 +63,7 @@ type memberState struct {
 // the capture), where and Checker.lost then.
 type joinerState struct {
 	fresh bool
-	at    int
+	at    answerAt
 	lost  int
 	last  string // the member id its last JoinGroup answer gave
 }
@@ -94,10 +120,6 @@ func (c *Checker) flag(r *Rule, a *analysis, w Where, what, expected, found stri
 	c.add(r, w, what, expected, found)
 }
 
-// before reports whether a response at position at came before a
-// request sent at pos (exchanges without positions come in order).
-func before(at, pos int) bool { return pos == 0 || at < pos }
-
 func brokerOf(cn *Conn) string {
 	if cn == nil {
 		return ""
@@ -132,12 +154,12 @@ func (c *Checker) joinGroup(a *analysis, who string) {
 		}
 		m.gen = rsp.Generation
 	}
-	m.at, m.lost = respPos(&a.x), c.lost
+	m.at, m.lost = answered(a), c.lost
 	c.given[memberKey{"", req.Group, rsp.MemberID}] = true
 	jk := memberKey{broker, req.Group, who}
 	j := c.joiners[jk]
 	if j == nil {
-		j = &joinerState{fresh: req.MemberID == "", at: respPos(&a.x), lost: c.lost}
+		j = &joinerState{fresh: req.MemberID == "", at: answered(a), lost: c.lost}
 		c.joiners[jk] = j
 	}
 	j.last = rsp.MemberID
@@ -183,14 +205,13 @@ func (c *Checker) groupGeneration(a *analysis, who string) {
 func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen bool, w Where) {
 	req := &a.req
 	broker := brokerOf(a.x.Conn)
-	pos := reqPos(&a.x)
 	if _, ok := c.epochs[memberKey{broker, req.Group, member}]; ok && member != "" {
 		return // a KIP-848 member's commit: its epoch, not a generation
 	}
 	m := c.members[memberKey{broker, req.Group, member}]
 	given := m != nil || c.given[memberKey{"", req.Group, member}]
 	j := c.joiners[memberKey{broker, req.Group, who}]
-	if !given && (j == nil || !before(j.at, pos)) {
+	if !given && (j == nil || !j.at.before(a)) {
 		if member != "" && len(c.given) < maxMembers {
 			// A member id the client used before it joined: its member
 			// may have joined before the capture began (two consumers
@@ -202,7 +223,7 @@ func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen
 	}
 	switch {
 	case m != nil:
-		if !hasGen || m.gen < 0 || gen >= m.gen || !before(m.at, pos) {
+		if !hasGen || m.gen < 0 || gen >= m.gen || !m.at.before(a) {
 			// The generation given, or one newer (given by a
 			// coordinator the capture does not see), or a request
 			// sent before the answer came.
@@ -245,7 +266,7 @@ func (c *Checker) memberEpoch(a *analysis) {
 	case !req.HasGeneration || e == 0 || e == -1 || e == -2:
 	case m == nil || m.gen < 0:
 		c.skip(ConvMemberEpoch, w, "a member whose ConsumerGroupHeartbeat answers were not captured (the capture began after it joined, or its coordinator is not in the capture) is not judged")
-	case !before(m.at, reqPos(&a.x)) || e == m.gen || e == m.prev:
+	case !m.at.before(a) || e == m.gen || e == m.prev:
 	case m.lost != c.lost:
 		c.skip(ConvMemberEpoch, w, "a member epoch "+c.afterLoss()+" is not judged (an answer that gave it may be in them)")
 	default:
@@ -285,5 +306,5 @@ func (c *Checker) memberEpoch(a *analysis) {
 	if rsp.Generation != m.gen {
 		m.prev = m.gen
 	}
-	m.gen, m.at, m.lost = rsp.Generation, respPos(&a.x), c.lost
+	m.gen, m.at, m.lost = rsp.Generation, answered(a), c.lost
 }

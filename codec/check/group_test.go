@@ -2,6 +2,7 @@ package check
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -155,6 +156,25 @@ func TestGroupGenerationNotJudged(t *testing.T) {
 	hb[0].RequestPacket, hb[0].ResponsePacket = 30, 32
 	fs = Check(append(xs, hb...))
 	require.Empty(t, judged(fs, "conv.group-generation"), findingLines(fs))
+
+	// kwire proxy --check has no packet positions, only its clock: the
+	// heartbeat, over another connection, was sent a millisecond before
+	// the rejoin's answer came, and ended after it. Sent a millisecond
+	// after, it is flagged.
+	other := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	proxied := func(sent time.Duration) []Finding {
+		xs := exchangesOn(cn, member()...)
+		for i := range xs {
+			xs[i].RequestTime, xs[i].ResponseTime = t0.Add(time.Duration(10*i)*time.Millisecond), t0.Add(time.Duration(10*i+5)*time.Millisecond)
+		}
+		hb := exchangesOn(other, heartbeatReq(6, "m1", 1), heartbeatRsp(6, 22))
+		hb[0].RequestTime, hb[0].ResponseTime = xs[3].ResponseTime.Add(sent), xs[4].ResponseTime.Add(time.Millisecond)
+		return Check(append(xs, hb...))
+	}
+	fs = proxied(-time.Millisecond)
+	require.Empty(t, judged(fs, "conv.group-generation"), findingLines(fs))
+	require.Len(t, judged(proxied(time.Millisecond), "conv.group-generation"), 1)
 }
 
 // TestGroupMemberIDNeverGiven: a client that joined the group in the

@@ -57,9 +57,15 @@ type Exchange struct {
 	// a capture's flood of them would guess each.
 	GuessResponse bool
 	// RequestTime is when the request was sent: a capture's packet time,
-	// the proxy's clock; zero when unknown (frames from a file). Only
+	// the proxy's clock; zero when unknown (frames from a file).
 	// frame.sasl reads it, for a bearer token's expiry.
 	RequestTime time.Time
+	// ResponseTime is when the response came, on the proxy's clock; zero
+	// when unknown. With RequestTime, it orders exchanges that have no
+	// packet positions (RequestPacket, RequestFrame): the group rules
+	// judge a member's request only by answers that came before it was
+	// sent.
+	ResponseTime time.Time
 	// Gaps counts the bytes lost from the connection's capture so far,
 	// or the connection's exchanges a proxy skipped so far (any loss
 	// makes an unanswered request, a stray response or the connection's
