@@ -356,6 +356,96 @@ var scenarios = []scenario{
 		c.Topics = append(c.Topics, ct)
 		rc.call(c, 8)
 	}},
+	{rule: "conv.group-generation", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		member, first := joinClassic(rc, "")
+		syncClassic(rc, member, first)
+		_, gen := joinClassic(rc, member) // the leader rejoins: a new generation
+		require.Greater(t, gen, first)
+		syncClassic(rc, member, gen)
+		if bad {
+			gen = first // the generation before
+		}
+		hb := rc.call(&kmsg.HeartbeatRequest{Group: "kwire-group", Generation: gen, MemberID: member}, 3).(*kmsg.HeartbeatResponse)
+		if bad {
+			require.EqualValues(t, 22, hb.ErrorCode, "ILLEGAL_GENERATION")
+		} else {
+			require.Zero(t, hb.ErrorCode)
+		}
+		leave := kmsg.NewPtrLeaveGroupRequest()
+		leave.Group = "kwire-group"
+		m := kmsg.NewLeaveGroupRequestMember()
+		m.MemberID = member
+		leave.Members = append(leave.Members, m)
+		rc.call(leave, 3)
+	}},
+	{rule: "conv.member-epoch", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		const member = "kwire-epoch-member"
+		join := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+		join.Group, join.MemberID, join.RebalanceTimeoutMillis = "kwire-848", member, 10000
+		join.SubscribedTopicNames, join.Topics = []string{"orders"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+		r := rc.call(join, 1).(*kmsg.ConsumerGroupHeartbeatResponse)
+		require.Zero(t, r.ErrorCode)
+		epoch := r.MemberEpoch
+		hb := func(e int32) *kmsg.ConsumerGroupHeartbeatResponse {
+			q := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+			q.Group, q.MemberID, q.MemberEpoch, q.RebalanceTimeoutMillis = "kwire-848", member, e, -1
+			return rc.call(q, 1).(*kmsg.ConsumerGroupHeartbeatResponse)
+		}
+		r = hb(epoch)
+		require.Zero(t, r.ErrorCode)
+		epoch = r.MemberEpoch
+		if bad {
+			r = hb(epoch + 5) // an epoch the coordinator never gave
+			require.EqualValues(t, 110, r.ErrorCode, "FENCED_MEMBER_EPOCH")
+		} else {
+			r = hb(epoch)
+			require.Zero(t, r.ErrorCode)
+		}
+		hb(-1) // leave
+	}},
+}
+
+// joinClassic joins group kwire-group as member (empty: a new member, which
+// JoinGroup v5 answers MEMBER_ID_REQUIRED with its id first) and returns
+// the member id and generation.
+func joinClassic(rc *rawClient, member string) (string, int32) {
+	meta := kmsg.NewConsumerMemberMetadata()
+	meta.Topics = []string{"orders"}
+	for range 2 {
+		r := kmsg.NewPtrJoinGroupRequest()
+		r.Group, r.SessionTimeoutMillis, r.RebalanceTimeoutMillis, r.MemberID, r.ProtocolType = "kwire-group", 10000, 10000, member, "consumer"
+		p := kmsg.NewJoinGroupRequestProtocol()
+		p.Name, p.Metadata = "range", meta.AppendTo(nil)
+		r.Protocols = append(r.Protocols, p)
+		resp := rc.call(r, 5).(*kmsg.JoinGroupResponse)
+		member = resp.MemberID
+		if resp.ErrorCode == 79 { // MEMBER_ID_REQUIRED
+			continue
+		}
+		require.Zero(rc.t, resp.ErrorCode)
+		return member, resp.Generation
+	}
+	rc.t.Fatal("JoinGroup answered MEMBER_ID_REQUIRED twice")
+	return "", 0
+}
+
+// syncClassic is the leader's SyncGroup, giving itself orders-0.
+func syncClassic(rc *rawClient, member string, gen int32) {
+	as := kmsg.NewConsumerMemberAssignment()
+	at := kmsg.NewConsumerMemberAssignmentTopic()
+	at.Topic, at.Partitions = "orders", []int32{0}
+	as.Topics = append(as.Topics, at)
+	r := kmsg.NewPtrSyncGroupRequest()
+	r.Group, r.Generation, r.MemberID = "kwire-group", gen, member
+	a := kmsg.NewSyncGroupRequestGroupAssignment()
+	a.MemberID, a.MemberAssignment = member, as.AppendTo(nil)
+	r.GroupAssignment = append(r.GroupAssignment, a)
+	resp := rc.call(r, 3).(*kmsg.SyncGroupResponse)
+	require.Zero(rc.t, resp.ErrorCode)
 }
 
 func addPartitions(rc *rawClient, txn string, pid int64, epoch int16) {

@@ -47,7 +47,7 @@ func (pc *proxyChecker) exchange(x *proxy.Exchange) []byte {
 	// capture is paired, so the connection rules judge them alike.
 	cx := check.Exchange{Conn: cn, Request: x.Request, Response: x.Response, NoResponseExpected: x.NoResponseExpected, ConnClosed: x.ConnClosed,
 		Overtook: x.Overtook, Overtaken: x.Overtaken, OvertakenBy: x.OvertakenBy, ReusedCorrelation: x.ReusedCorrelation,
-		Gaps: x.ConnSkipped, SASLToken: x.SASLToken, RequestTime: x.RequestTime}
+		Gaps: x.ConnSkipped, SASLToken: x.SASLToken, RequestTime: x.RequestTime, ResponseTime: x.ResponseTime}
 	pc.checked++
 	return pc.lines(pc.c.Add(pc.z.Analyze(&cx)))
 }

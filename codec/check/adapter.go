@@ -162,8 +162,10 @@ func (r *reader) needsTree(key, ver int16, response bool) bool {
 	case schema.KeyProduce, schema.KeyFetch, schema.KeyListOffsets, schema.KeyApiVersions, schema.KeyAddPartitionsToTxn,
 		schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn, schema.KeyOffsetForLeaderEpoch:
 		return !response || key != schema.KeyProduce && key != schema.KeyAddPartitionsToTxn && key != schema.KeyEndTxn && key != schema.KeyAddOffsetsToTxn
-	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit:
+	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit, schema.KeyHeartbeat, schema.KeySyncGroup:
 		return !response
+	case schema.KeyJoinGroup, schema.KeyLeaveGroup, schema.KeyConsumerGroupHeartbeat:
+		return true // the answers' member ids, generations and epochs (LeaveGroup's: each member's error)
 	case schema.KeySaslAuthenticate, schema.KeySaslHandshake:
 		return true // SaslHandshake's answer for its mechanisms (conn.sasl-handshake)
 	case schema.KeyOffsetFetch:
@@ -423,7 +425,7 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 			p.Offset = intOf(n.Get(field))
 		}, ff)
 	case schema.KeyOffsetCommit, schema.KeyTxnOffsetCommit:
-		ff.Group, _ = strOf(b.Get("groupId"))
+		groupMember(b, ff)
 		ff.TxnID, ff.HasTxnID = strOf(b.Get("transactionalId"))
 		ff.ProducerID = intOf(b.Get("producerId"))
 		r.eachPart(b, "topics", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
@@ -441,6 +443,29 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 					p.Offset = intOf(n.Get("committedOffset"))
 				}, ff)
 			}
+		}
+	case schema.KeyJoinGroup, schema.KeyHeartbeat, schema.KeySyncGroup, schema.KeyConsumerGroupHeartbeat:
+		groupMember(b, ff)
+	case schema.KeyLeaveGroup:
+		if f.Response {
+			// v3+ answers each member; the first refusal stands for
+			// them (the top-level code is the request's own).
+			for _, m := range elems(b.Get("members")) {
+				if c := int16(intOf(m.Get("errorCode"))); ff.ErrorCode == 0 {
+					ff.ErrorCode = c
+				}
+			}
+			return
+		}
+		groupMember(b, ff)
+		for i, m := range elems(b.Get("members")) {
+			l := leavingFacts{i: i}
+			if n := m.Get("memberId"); n != nil {
+				l.MemberID, _ = strOf(n)
+				l.At = n.Start
+			}
+			_, l.HasInstanceID = strOf(m.Get("groupInstanceId"))
+			ff.Leaving = append(ff.Leaving, l)
 		}
 	case schema.KeyInitProducerId, schema.KeyEndTxn, schema.KeyAddOffsetsToTxn:
 		ff.TxnID, ff.HasTxnID = strOf(b.Get("transactionalId"))
@@ -523,6 +548,25 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		for _, k := range elems(b.Get("apiKeys")) {
 			ff.Ranges = append(ff.Ranges, apiRange{Key: int16(intOf(k.Get("apiKey"))),
 				Lo: int16(intOf(k.Get("minVersion"))), Hi: int16(intOf(k.Get("maxVersion")))})
+		}
+	}
+}
+
+// groupMember reads a group request's or answer's group id, member id,
+// generation (or member epoch) and whether it names a group instance
+// id (a static member, KIP-345).
+func groupMember(b *tree.Node, ff *frameFacts) {
+	ff.Group, _ = strOf(b.Get("groupId"))
+	ff.MemberID, _ = strOf(b.Get("memberId"))
+	for _, name := range [...]string{"generationId", "generationIdOrMemberEpoch", "memberEpoch"} {
+		if n := b.Get(name); n != nil {
+			ff.Generation, ff.HasGeneration, ff.GenerationAt, ff.GenPath = int32(n.Int), true, n.Start, "body."+name
+			break
+		}
+	}
+	for _, name := range [...]string{"groupInstanceId", "instanceId"} {
+		if _, ok := strOf(b.Get(name)); ok {
+			ff.HasInstanceID = true
 		}
 	}
 }

@@ -28,7 +28,16 @@ type Checker struct {
 	// refused at with INVALID_PRODUCER_EPOCH or PRODUCER_FENCED, and
 	// where that answer was: the producer of that epoch was told it is
 	// fenced.
-	fenced    map[pidEpoch]int
+	fenced map[pidEpoch]int
+	// The group rules' state (group.go): what JoinGroup answers gave
+	// each classic group member (members), every member id they gave
+	// (given), each client's first JoinGroup answer per group
+	// (joiners), and what ConsumerGroupHeartbeat answers gave each
+	// KIP-848 member (epochs).
+	members   map[memberKey]*memberState
+	given     map[memberKey]bool
+	joiners   map[memberKey]*joinerState
+	epochs    map[memberKey]*memberState
 	topicByID map[string]string
 	skipped   map[*Rule]bool
 	out       []Finding
@@ -49,6 +58,7 @@ func NewChecker() *Checker {
 		conns: map[int]*connState{}, brokers: map[string]*brokerState{}, producers: map[seqKey]*seqState{},
 		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{}, resetTo: map[partKey][]int64{}, fenced: map[pidEpoch]int{},
 		topicByID: map[string]string{}, skipped: map[*Rule]bool{},
+		members: map[memberKey]*memberState{}, given: map[memberKey]bool{}, joiners: map[memberKey]*joinerState{}, epochs: map[memberKey]*memberState{},
 	}
 }
 

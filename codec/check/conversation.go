@@ -225,6 +225,8 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		t.conns[cn.ID] = true
 		if a.key == schema.KeyAddOffsetsToTxn {
 			c.coordinatorMoved(a, req.ProducerID)
+		} else {
+			c.groupGeneration(a, who)
 		}
 	case schema.KeyEndTxn:
 		t := c.txn(req.ProducerID)
@@ -267,6 +269,13 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		c.truncations(a, who)
 	case schema.KeyOffsetCommit:
 		c.commit(a, who)
+		c.groupGeneration(a, who)
+	case schema.KeyJoinGroup:
+		c.joinGroup(a, who)
+	case schema.KeyHeartbeat, schema.KeySyncGroup, schema.KeyLeaveGroup:
+		c.groupGeneration(a, who)
+	case schema.KeyConsumerGroupHeartbeat:
+		c.memberEpoch(a)
 	}
 }
 

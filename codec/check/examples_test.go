@@ -295,6 +295,108 @@ func commitRsp(v int16, corr int32) []byte {
 	return rsp(r, v, corr)
 }
 
+// The group "billing": a classic member joins, syncs and heartbeats;
+// a KIP-848 member heartbeats.
+
+// subscription is a consumer's JoinGroup metadata: it reads orders.
+func subscription() []byte {
+	m := kmsg.NewConsumerMemberMetadata()
+	m.Topics = []string{"orders"}
+	return m.AppendTo(nil)
+}
+
+// joinReq is JoinGroup v5 for member (empty for a new member).
+func joinReq(corr int32, member string) []byte {
+	r := kmsg.NewPtrJoinGroupRequest()
+	r.Group, r.SessionTimeoutMillis, r.RebalanceTimeoutMillis, r.MemberID, r.ProtocolType = "billing", 45000, 60000, member, "consumer"
+	p := kmsg.NewJoinGroupRequestProtocol()
+	p.Name, p.Metadata = "range", subscription()
+	r.Protocols = append(r.Protocols, p)
+	return req(r, 5, corr)
+}
+
+// joinRsp answers JoinGroup v5: member at generation gen, its leader.
+func joinRsp(corr int32, code int16, member string, gen int32) []byte {
+	r := kmsg.NewPtrJoinGroupResponse()
+	r.ErrorCode, r.Generation, r.MemberID, r.Protocol = code, gen, member, kmsg.StringPtr("range")
+	if code == 0 {
+		r.LeaderID = member
+		m := kmsg.NewJoinGroupResponseMember()
+		m.MemberID, m.ProtocolMetadata = member, subscription()
+		r.Members = append(r.Members, m)
+	}
+	return rsp(r, 5, corr)
+}
+
+// syncReq is the leader's SyncGroup v3 at generation gen, giving itself orders-0.
+func syncReq(corr int32, member string, gen int32) []byte {
+	r := kmsg.NewPtrSyncGroupRequest()
+	r.Group, r.Generation, r.MemberID = "billing", gen, member
+	as := kmsg.NewConsumerMemberAssignment()
+	t := kmsg.NewConsumerMemberAssignmentTopic()
+	t.Topic, t.Partitions = "orders", []int32{0}
+	as.Topics = append(as.Topics, t)
+	a := kmsg.NewSyncGroupRequestGroupAssignment()
+	a.MemberID, a.MemberAssignment = member, as.AppendTo(nil)
+	r.GroupAssignment = append(r.GroupAssignment, a)
+	return req(r, 3, corr)
+}
+
+func syncRsp(corr int32, code int16) []byte {
+	r := kmsg.NewPtrSyncGroupResponse()
+	r.ErrorCode = code
+	if code == 0 {
+		as := kmsg.NewConsumerMemberAssignment()
+		t := kmsg.NewConsumerMemberAssignmentTopic()
+		t.Topic, t.Partitions = "orders", []int32{0}
+		as.Topics = append(as.Topics, t)
+		r.MemberAssignment = as.AppendTo(nil)
+	}
+	return rsp(r, 3, corr)
+}
+
+// heartbeatReq is Heartbeat v3.
+func heartbeatReq(corr int32, member string, gen int32) []byte {
+	r := kmsg.NewPtrHeartbeatRequest()
+	r.Group, r.Generation, r.MemberID = "billing", gen, member
+	return req(r, 3, corr)
+}
+
+func heartbeatRsp(corr int32, code int16) []byte {
+	return rsp(&kmsg.HeartbeatResponse{ErrorCode: code}, 3, corr)
+}
+
+// member is a classic member's life: JoinGroup twice (MEMBER_ID_REQUIRED
+// giving it m1, then generation 1), SyncGroup, a rejoin to generation 2
+// and its SyncGroup.
+func member() [][]byte {
+	return fr(joinReq(1, ""), joinRsp(1, 79, "m1", -1), joinReq(2, "m1"), joinRsp(2, 0, "m1", 1), syncReq(3, "m1", 1), syncRsp(3, 0),
+		joinReq(4, "m1"), joinRsp(4, 0, "m1", 2), syncReq(5, "m1", 2), syncRsp(5, 0))
+}
+
+// cghReq is ConsumerGroupHeartbeat v0 of member m1 at epoch (a join
+// subscribes to orders).
+func cghReq(corr int32, epoch int32) []byte {
+	r := kmsg.NewPtrConsumerGroupHeartbeatRequest()
+	r.Group, r.MemberEpoch, r.RebalanceTimeoutMillis = "billing", epoch, -1
+	if epoch == 0 {
+		r.RebalanceTimeoutMillis, r.SubscribedTopicNames, r.Topics = 45000, []string{"orders"}, []kmsg.ConsumerGroupHeartbeatRequestTopic{}
+	} else {
+		r.MemberID = "m1"
+	}
+	return req(r, 0, corr)
+}
+
+// cghRsp answers ConsumerGroupHeartbeat v0: member m1 at epoch.
+func cghRsp(corr int32, code int16, epoch int32) []byte {
+	r := kmsg.NewPtrConsumerGroupHeartbeatResponse()
+	r.ErrorCode, r.MemberID, r.MemberEpoch, r.HeartbeatIntervalMillis = code, kmsg.StringPtr("m1"), epoch, 5000
+	if code != 0 {
+		r.MemberID, r.MemberEpoch = nil, 0
+	}
+	return rsp(r, 0, corr)
+}
+
 // withBodyTags replaces a flexible request's empty body tag section (its
 // last byte) with the given section.
 func withBodyTags(b []byte, section ...byte) []byte {
@@ -459,6 +561,15 @@ func ruleExamples() map[string]example {
 	ex["conv.commit-offset"] = example{
 		fr(fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10)), commitReq(8, 2, 100), commitRsp(8, 2)),
 		fr(fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10)), commitReq(8, 2, 12), commitRsp(8, 2))}
+	// The member, at generation 2, heartbeats at 1: ILLEGAL_GENERATION.
+	ex["conv.group-generation"] = example{
+		append(member(), heartbeatReq(6, "m1", 1), heartbeatRsp(6, 22)),
+		append(member(), heartbeatReq(6, "m1", 2), heartbeatRsp(6, 0))}
+	// Joined at epoch 1, bumped to 2, then epoch 3: FENCED_MEMBER_EPOCH.
+	cgh := fr(cghReq(1, 0), cghRsp(1, 0, 1), cghReq(2, 1), cghRsp(2, 0, 2))
+	ex["conv.member-epoch"] = example{
+		append(cgh, cghReq(3, 3), cghRsp(3, 110, 0)),
+		append(cgh, cghReq(3, 2), cghRsp(3, 0, 2))}
 	return ex
 }
 

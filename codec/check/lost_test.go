@@ -221,6 +221,14 @@ func TestRulesNotJudgedAcrossMissedExchanges(t *testing.T) {
 			xs := exchangesOn(cn, fetchReq(11, 2, 10), fetchRsp(11, 2, 12, fetched(10)))
 			return append(xs, exchangesOn(coord, commitReq(8, 1, 2), commitRsp(8, 1))...)
 		}, 0},
+		// the JoinGroup answer that gave member id m9 missed
+		{"conv.group-generation", func() []Exchange {
+			return exchangesOn(coord, append(member(), heartbeatReq(6, "m9", 2), heartbeatRsp(6, 25))...)
+		}, 5},
+		// the ConsumerGroupHeartbeat answer that gave epoch 7 missed
+		{"conv.member-epoch", func() []Exchange {
+			return exchangesOn(coord, cghReq(1, 0), cghRsp(1, 0, 1), cghReq(2, 1), cghRsp(2, 0, 2), cghReq(3, 7), cghRsp(3, 110, 0))
+		}, 2},
 	} {
 		fs := checkMissed(tc.xs(), tc.at, 0)
 		require.Contains(t, ruleIDs(fs), tc.rule, "%s, nothing missed: the fault", tc.rule)

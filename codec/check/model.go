@@ -57,9 +57,15 @@ type Exchange struct {
 	// a capture's flood of them would guess each.
 	GuessResponse bool
 	// RequestTime is when the request was sent: a capture's packet time,
-	// the proxy's clock; zero when unknown (frames from a file). Only
+	// the proxy's clock; zero when unknown (frames from a file).
 	// frame.sasl reads it, for a bearer token's expiry.
 	RequestTime time.Time
+	// ResponseTime is when the response came, on the proxy's clock; zero
+	// when unknown. With RequestTime, it orders exchanges that have no
+	// packet positions (RequestPacket, RequestFrame): the group rules
+	// judge a member's request only by answers that came before it was
+	// sent.
+	ResponseTime time.Time
 	// Gaps counts the bytes lost from the connection's capture so far,
 	// or the connection's exchanges a proxy skipped so far (any loss
 	// makes an unanswered request, a stray response or the connection's
@@ -147,6 +153,21 @@ type frameFacts struct {
 	ReplicaID     int32     // Fetch request (-1 for consumers)
 	MemberEpoch   int32
 
+	// A group member's request (JoinGroup, SyncGroup, Heartbeat,
+	// LeaveGroup v0-2, OffsetCommit, TxnOffsetCommit, ConsumerGroupHeartbeat)
+	// or JoinGroup's and ConsumerGroupHeartbeat's answer: its member id,
+	// its generation (ConsumerGroupHeartbeat's member epoch, OffsetCommit
+	// v9+'s generationIdOrMemberEpoch) with its offset and value-JSON
+	// path, and its group instance id (conv.group-generation,
+	// conv.member-epoch).
+	MemberID      string
+	Generation    int32
+	HasGeneration bool
+	GenerationAt  int
+	GenPath       string
+	HasInstanceID bool
+	Leaving       []leavingFacts // LeaveGroup v3+: the members that leave
+
 	Ranges []apiRange  // ApiVersions response
 	Topics []topicName // Metadata response: names and ids
 	Parts  []partFacts
@@ -221,6 +242,14 @@ type partFacts struct {
 	LeaderEpoch int32
 	HasRecords  bool
 	Batches     []batchFacts
+}
+
+// leavingFacts is one member of a LeaveGroup v3+ request.
+type leavingFacts struct {
+	MemberID      string
+	HasInstanceID bool
+	At            int // its memberId's offset
+	i             int // its index in members
 }
 
 // txnFacts is one transaction of AddPartitionsToTxn (v4+ batches them).

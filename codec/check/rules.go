@@ -167,6 +167,10 @@ var (
 		"A consumer's fetch offset for a partition never goes back without a reset."}
 	ConvCommitOffset = &Rule{"conv.commit-offset", LevelConversation, Warning,
 		"A committed offset lies within what the consumer fetched of that partition."}
+	ConvGroupGeneration = &Rule{"conv.group-generation", LevelConversation, Warning,
+		"A classic group member's SyncGroup, Heartbeat, OffsetCommit and LeaveGroup carry the member id and generation its latest JoinGroup answer gave it."}
+	ConvMemberEpoch = &Rule{"conv.member-epoch", LevelConversation, Warning,
+		"A ConsumerGroupHeartbeat's member epoch is 0 (join), -1 or -2 (leave), or the epoch the coordinator's last answer gave the member (or the one before it)."}
 )
 
 var rules = []*Rule{
@@ -176,6 +180,7 @@ var rules = []*Rule{
 	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
 	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnSASLHandshake, ConnRetryVersion,
 	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
+	ConvGroupGeneration, ConvMemberEpoch,
 }
 
 // Rules returns every rule, in table order. The slice is a copy.
