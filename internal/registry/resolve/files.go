@@ -405,11 +405,16 @@ func (d *Files) protoImports(s *payload.Schema, self string, seen map[string]pro
 // readImport reads the file a .proto file in the folder dir imports as
 // imp (protoImports): the path it was read at and its text.
 func (d *Files) readImport(imp, dir string) (at, text string, err error) {
+	if !fs.ValidPath(imp) {
+		// Not handed to the fs.FS at all: what is outside the folder is
+		// not the folder's to refuse.
+		return "", "", fmt.Errorf("import %q: not a path inside %s (no \"..\", \".\", empty or leading \"/\" parts, as protoc's import paths)", imp, d.name)
+	}
 	text, err = d.read(imp)
 	if err == nil {
 		return imp, text, nil
 	}
-	if !errors.Is(err, fs.ErrNotExist) || dir == "." || !fs.ValidPath(imp) {
+	if !errors.Is(err, fs.ErrNotExist) || dir == "." {
 		return "", "", fmt.Errorf("import %q: %v", imp, err)
 	}
 	at = path.Join(dir, imp)

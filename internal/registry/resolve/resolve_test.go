@@ -523,3 +523,17 @@ func TestFilesProtoImportBeside(t *testing.T) {
 		t.Errorf("mixed: %v", err)
 	}
 }
+
+// TestFilesProtoImportOutside: an import that is no path inside the
+// folder ("../x.proto", "/etc/x.proto") is said so, and never handed to
+// the fs.FS: Files kept out of the folder only because the fs.FS refused
+// it (FuzzFiles' first seeds).
+func TestFilesProtoImportOutside(t *testing.T) {
+	for _, imp := range []string{"../x.proto", "/x.proto", "a//x.proto", "./x.proto"} {
+		w := &watchedFS{FS: fstest.MapFS{"a/1.proto": {Data: []byte(`syntax = "proto3"; import "` + imp + `"; message M {}`)}, "x.proto": {Data: []byte(`syntax = "proto3"; message X {}`)}}, t: t}
+		_, err := NewFiles("given", w).SchemaByID(1)
+		if want := `import "` + imp + `": not a path inside given`; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", imp, err, want)
+		}
+	}
+}
