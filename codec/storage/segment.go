@@ -497,7 +497,7 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 				continue
 			}
 			ahead := head + int(max(key, 0)) + 4
-			if capped := s.spend(int64(ahead), i, "reading its key"); capped != "" {
+			if capped := s.spend(int64(ahead), i, "reading a candidate's key"); capped != "" {
 				return -1, capped, nil
 			}
 			if ok, err := s.has(i + ahead); !ok {
@@ -515,7 +515,7 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 		// candidate that declares MaxBatch read the rest of the input
 		// ahead again, and gave it back, for nothing.
 		cost := entryHead + length - int64(crcFrom(magic))
-		if capped := s.spend(cost, i, "its CRC"); capped != "" {
+		if capped := s.spend(cost, i, "a candidate's CRC"); capped != "" {
 			return -1, capped, nil
 		}
 		if ok, err := s.has(i + entryHead + int(length)); !ok {
@@ -533,7 +533,7 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 	return -1, "", nil
 }
 
-// spend takes n bytes of work (what computing work means: "its CRC")
+// spend takes n bytes of work (work says what: "a candidate's CRC")
 // from the budget for the candidate at s.buf[i]; when the budget holds
 // less, it says where the search stopped and why, taking nothing.
 func (s *Segment) spend(n int64, i int, work string) (capped string) {
