@@ -584,3 +584,37 @@ func TestFilesSharedReadOncePerListing(t *testing.T) {
 		t.Fatalf("99: %v, %d references, want the 64 documents (no package.json)", err, len(s.References))
 	}
 }
+
+// TestFilesReferencesLookAtSharedFilesOnly: a schema's references are
+// looked for among the listing's shared files, not among every path: a
+// folder of 10,000 schemas took 7.5 s to check, each looking through
+// every other file's name (here, 3,000 topics' schemas, each name judged
+// 3,000 times, cost 580 MB allocated); more shared files than maxRefs
+// are said before any is looked at.
+func TestFilesReferencesLookAtSharedFilesOnly(t *testing.T) {
+	fsys := fstest.MapFS{"types/com.acme.A.avsc": {Data: []byte(`{"type":"fixed","name":"A","namespace":"com.acme","size":1}`)}}
+	for i := range 3000 {
+		fsys[fmt.Sprintf("t%d-value.avsc", i)] = &fstest.MapFile{Data: []byte(`"int"`)}
+	}
+	f := NewFiles("given", fsys)
+	paths := f.Scan(true).Paths
+	got := hostile.Allocated(func() {
+		for _, p := range paths {
+			if err := f.Check(p); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
+	})
+	if got > 64<<20 {
+		t.Errorf("%d bytes allocated checking %d files", got, len(paths))
+	}
+	if s, err := f.SchemaFor("t7", false); err != nil || s == nil || len(s.References) != 1 || s.References[0].Name != "types/com.acme.A.avsc" {
+		t.Fatalf("t7-value: %+v %v", s, err)
+	}
+	for i := range maxRefs + 1 {
+		fsys[fmt.Sprintf("types/T%d.avsc", i)] = &fstest.MapFile{Data: []byte(`"int"`)}
+	}
+	if err := NewFiles("given", fsys).Check("t7-value.avsc"); err == nil || err.Error() != "given: more than 256 shared .avsc files" {
+		t.Fatalf("%v", err)
+	}
+}
