@@ -53,7 +53,9 @@ const MaxFile = 4 << 20
 // a package.json is not. Nothing outside the fs.FS is read. Answers are
 // kept while the cache holds them (cache.go: bounded, negative answers
 // asked again after a while); the folder's listing is read again, at most
-// once per negativeTTL, when a lookup finds nothing.
+// once per negativeTTL, when a lookup finds nothing. The files other
+// schemas may refer to are read (and a .json judged) once per listing,
+// not for each schema (Scan.shared).
 type Files struct {
 	fsys fs.FS
 	name string
