@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/hostile"
 )
 
 // starts is where each batch of log starts.
@@ -191,4 +193,63 @@ func TestSegmentResyncReadsNoImplausibleLength(t *testing.T) {
 	require.Equal(t, 3, n)
 	require.Equal(t, 1, damaged)
 	require.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(4<<20), "for %d bytes", len(b))
+}
+
+// damagedEntries is size bytes of entries of entry bytes each, their
+// CRCs wrong, each holding at 24 a candidate header that passes for an
+// entry's and declares length bytes after its length: a batch's (magic
+// 2), or a legacy message's (magic 0) whose key's length, key, says it
+// should be read ahead to be judged.
+func damagedEntries(size, entry int, magic byte, length, key int) []byte {
+	b := make([]byte, size)
+	for at := 0; at+entry <= size; at += entry {
+		binary.BigEndian.PutUint64(b[at:], uint64(at))
+		binary.BigEndian.PutUint32(b[at+8:], uint32(entry-12))
+		b[at+16] = 2
+		c := b[at+24:]
+		binary.BigEndian.PutUint64(c, uint64(at+1))
+		binary.BigEndian.PutUint32(c[8:], uint32(length))
+		c[16] = magic
+		if magic == 0 {
+			binary.BigEndian.PutUint32(c[18:], uint32(key))
+		}
+	}
+	return b
+}
+
+// A segment of small damaged entries, each holding a candidate that
+// declares a length up to MaxBatch, costs linear work: a candidate is
+// read ahead only within the resync's budget, charged before reading
+// (not only once its CRC is computed), and what was read ahead is given
+// back in place. Each of 2,621 entries of 100 bytes read the rest of
+// the input ahead and gave it back into a new buffer: 256 KiB cost 354
+// MB allocated (a 1 MiB segment 5.6 GB, quadratic). A legacy message's
+// key read ahead to judge it (up to 64 KiB) is charged too.
+func TestSegmentResyncSmallDamagedEntriesCostLinear(t *testing.T) {
+	const size, maxBatch = 256 << 10, 1 << 20
+	for _, c := range []struct {
+		name string
+		log  []byte
+	}{
+		{"batch candidates declaring MaxBatch", damagedEntries(size, 100, 2, maxBatch, 0)},
+		{"batch candidates declaring 700 bytes", damagedEntries(size, 100, 2, 700, 0)},
+		{"legacy candidates with 64 KiB keys", damagedEntries(size, 100, 0, 65600, 64<<10)},
+	} {
+		entries := 0
+		got := hostile.Allocated(func() {
+			s := NewSegment(bytes.NewReader(c.log), SegmentOptions{MaxBatch: maxBatch})
+			for {
+				b, err := s.Next()
+				if err != nil {
+					var te *TailError
+					require.True(t, err == io.EOF || errors.As(err, &te), "%s: %v", c.name, err)
+					break
+				}
+				require.False(t, b.CRCValid, c.name)
+				entries++
+			}
+		})
+		require.Equal(t, size/100, entries, c.name)
+		require.Less(t, got, uint64(maxBatch+16*size), "%s: %d bytes allocated reading %d", c.name, got, size)
+	}
 }

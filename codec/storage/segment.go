@@ -179,15 +179,20 @@ type Segment struct {
 	batches  int64
 	prevLast int64
 	done     bool
-	// back holds bytes read from r and given back by a resync: read
-	// before r.
-	back []byte
+	// back holds bytes read from r and given back by a resync:
+	// back[backAt:] are read before r. What is given back again goes in
+	// front of them, into back[:backAt] where it fits (it does when it
+	// was read from there), so that giving back costs what is given, not
+	// what back holds besides.
+	back   []byte
+	backAt int
 	// goodLast is the last offset of the last entry whose CRC held: a
 	// resync takes no entry below it.
 	goodLast int64
-	// budget is the CRC bytes a resync may still compute: MaxBatch to
-	// start with, and resyncCRCPerByte more for every position scanned,
-	// so that a file of candidate headers costs linear work.
+	// budget is the bytes a resync may still read ahead for candidates
+	// and compute CRCs of: MaxBatch to start with, and resyncCRCPerByte
+	// more for every position scanned, so that a file of candidate
+	// headers costs linear work.
 	budget int64
 	// resyncCRC counts the CRC bytes resyncs computed, looked the
 	// positions a scan judged one at a time.
@@ -222,9 +227,9 @@ const resyncCRCPerByte = 8
 type src struct{ s *Segment }
 
 func (r src) Read(p []byte) (int, error) {
-	if len(r.s.back) > 0 {
-		n := copy(p, r.s.back)
-		r.s.back = r.s.back[n:]
+	if r.s.backAt < len(r.s.back) {
+		n := copy(p, r.s.back[r.s.backAt:])
+		r.s.backAt += n
 		return n, nil
 	}
 	return r.s.r.Read(p)
@@ -236,8 +241,15 @@ func (s *Segment) giveBack(from int) {
 	if len(rest) == 0 {
 		return
 	}
-	back := make([]byte, 0, len(rest)+len(s.back))
-	s.back = append(append(back, rest...), s.back...)
+	if len(rest) <= s.backAt {
+		s.backAt -= len(rest)
+		copy(s.back[s.backAt:], rest)
+	} else {
+		left := s.back[s.backAt:]
+		back := make([]byte, len(rest)+len(left))
+		copy(back[copy(back, rest):], left)
+		s.back, s.backAt = back, 0
+	}
 	s.pos -= int64(len(rest))
 	s.buf = s.buf[:from]
 }
@@ -484,7 +496,11 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 			if key > maxResyncKey {
 				continue
 			}
-			if ok, err := s.has(i + head + int(max(key, 0)) + 4); !ok {
+			ahead := head + int(max(key, 0)) + 4
+			if capped := s.spend(int64(ahead), i, "reading a candidate's key"); capped != "" {
+				return -1, capped, nil
+			}
+			if ok, err := s.has(i + ahead); !ok {
 				if err != nil {
 					return -1, "", err
 				}
@@ -494,6 +510,14 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 				continue
 			}
 		}
+		// Charged before it is read ahead, whether the input holds it
+		// or not: each damaged entry of a file of small ones holding a
+		// candidate that declares MaxBatch read the rest of the input
+		// ahead again, and gave it back, for nothing.
+		cost := entryHead + length - int64(crcFrom(magic))
+		if capped := s.spend(cost, i, "a candidate's CRC"); capped != "" {
+			return -1, capped, nil
+		}
 		if ok, err := s.has(i + entryHead + int(length)); !ok {
 			if err != nil {
 				return -1, "", err
@@ -501,18 +525,24 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 			continue // it does not fit in the bytes there
 		}
 		p = s.buf[i : i+entryHead+int(length)]
-		cost := int64(len(p) - crcFrom(magic))
-		if cost > s.budget {
-			return -1, "the search for a batch after it stopped at " + strconv.FormatInt(s.bufAt+int64(i), 10) + ", where a candidate's CRC would pass the work allowed (" +
-				strconv.FormatInt(int64(s.o.MaxBatch), 10) + " CRC bytes and " + strconv.Itoa(resyncCRCPerByte) + " per byte scanned)", nil
-		}
-		s.budget -= cost
 		s.resyncCRC += cost
 		if entryCRC(magic, p[crcFrom(magic):], 0) == storedCRC(magic, p) {
 			return s.bufAt + int64(i), "", nil
 		}
 	}
 	return -1, "", nil
+}
+
+// spend takes n bytes of work (work says what: "a candidate's CRC")
+// from the budget for the candidate at s.buf[i]; when the budget holds
+// less, it says where the search stopped and why, taking nothing.
+func (s *Segment) spend(n int64, i int, work string) (capped string) {
+	if n > s.budget {
+		return "the search for a batch after it stopped at " + strconv.FormatInt(s.bufAt+int64(i), 10) + ", where " + work + " would pass the work allowed (" +
+			strconv.FormatInt(int64(s.o.MaxBatch), 10) + " bytes and " + strconv.Itoa(resyncCRCPerByte) + " per byte scanned)"
+	}
+	s.budget -= n
+	return ""
 }
 
 // passing is an entry longer than MaxBatch being passed over: where it

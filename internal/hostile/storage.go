@@ -106,6 +106,22 @@ func storageCorpus() []Entry {
 			Attacks: "a segment of 3,500 small batches at one offset (a line each; the index check and summary hold none of them)",
 			Expect:  Expect{Says: `"batches":3500`, Survive: true},
 			gen:     func() []byte { return repeat(smallBatch, 3500) }},
+		{Name: "storage/segment-damaged-candidates" + seg + ".log", Mode: Storage,
+			Attacks: "a segment of 2,621 entries of 100 bytes, their CRCs wrong, each holding a header that passes for a batch's declaring 64 MiB (each read the rest of the file ahead and gave it back: 354 MB for 256 KiB, quadratic)",
+			Expect:  Expect{Says: `"batches":2621`, Survive: true},
+			gen: func() []byte {
+				b := make([]byte, 256<<10)
+				for at := 0; at+100 <= len(b); at += 100 {
+					binary.BigEndian.PutUint64(b[at:], uint64(at))
+					binary.BigEndian.PutUint32(b[at+8:], 88)
+					b[at+16] = 2
+					c := b[at+24:]
+					binary.BigEndian.PutUint64(c, uint64(at+1))
+					binary.BigEndian.PutUint32(c[8:], 64<<20)
+					c[16] = 2
+				}
+				return b
+			}},
 		{Name: "storage/index-past-the-end" + seg + ".index", Mode: Storage,
 			Attacks: "an .index of 30,000 entries past the end of its one-batch segment (every one a problem, held one at a time)",
 			Expect:  Expect{Says: "past the segment's last entry", Survive: true},
