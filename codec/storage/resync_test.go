@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,7 +135,7 @@ func TestSegmentResyncWorkIsBounded(t *testing.T) {
 	_, err := s.Next()
 	var te *TailError
 	require.ErrorAs(t, err, &te)
-	require.Contains(t, te.Msg, "the search for a batch after it stopped")
+	require.Contains(t, te.Msg, "candidates for a batch were passed over unchecked, the first at ")
 	require.Equal(t, int64(len(b)), te.Size)
 	require.LessOrEqual(t, s.resyncCRC, int64(maxBatch+resyncCRCPerByte*len(b)))
 	_, err = s.Next()
@@ -252,4 +253,34 @@ func TestSegmentResyncSmallDamagedEntriesCostLinear(t *testing.T) {
 		require.Equal(t, size/100, entries, c.name)
 		require.Less(t, got, uint64(maxBatch+16*size), "%s: %d bytes allocated reading %d", c.name, got, size)
 	}
+}
+
+// A candidate whose CRC the resync's budget cannot pay for is passed over
+// unchecked, said, and the search goes on: two candidates declaring
+// MaxBatch early in a damaged region (the first spends the budget it
+// starts with, reading ahead to the end of the input) stopped the search
+// at the second, and the six batches after them were lost to a "corrupt
+// tail". The budget grows with every byte scanned, so the next batch is
+// checked and read.
+func TestSegmentResyncPassesUnaffordableCandidates(t *testing.T) {
+	log, _, _ := testSegment(0, 10)
+	at := starts(log)
+	fake := func() []byte {
+		h := append([]byte(nil), log[at[4]:at[4]+61]...) // batch 4's header, plausible all through
+		binary.BigEndian.PutUint32(h[8:], uint32(DefaultMaxBatch))
+		return h
+	}
+	b := append(append(append(append([]byte(nil), log[:at[4]]...), fake()...), fake()...), log[at[4]:]...)
+	binary.BigEndian.PutUint32(b[at[3]+8:], 4096) // batch 3 runs past the end: a resync from it
+	bs, damage, err := readAllDamage(t, b)
+	require.NoError(t, err)
+	require.Len(t, bs, 9)
+	require.Len(t, damage, 1)
+	d := damage[0]
+	require.Equal(t, at[3], d.Position)
+	require.Equal(t, at[4]+2*61, d.Resume(), "read resumed at batch 4")
+	// The second fake, and a legacy message's header inside the first
+	// (its key read ahead for), came after the budget was spent.
+	require.Contains(t, d.Error(), "; 2 candidates for a batch were passed over unchecked, the first at "+strconv.FormatInt(at[4]+6, 10)+", where reading its key would pass the work allowed")
+	require.Equal(t, int64(12), bs[3].BaseOffset)
 }

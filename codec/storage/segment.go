@@ -197,9 +197,16 @@ type Segment struct {
 	// resyncCRC counts the CRC bytes resyncs computed, looked the
 	// positions a scan judged one at a time.
 	resyncCRC, looked int64
-	bufAt             int64 // where s.buf starts during a scan
-	zero              bool  // every byte a scan dropped was zero
-	dec               decoding
+	// unchecked counts the candidates the search under way passed over
+	// unchecked, their key or CRC costing more than the budget held then;
+	// uncheckedAt and uncheckedWork are the first's position and what it
+	// would have cost.
+	unchecked     int
+	uncheckedAt   int64
+	uncheckedWork string
+	bufAt         int64 // where s.buf starts during a scan
+	zero          bool  // every byte a scan dropped was zero
+	dec           decoding
 	// inflated is the memory describe decompresses a legacy wrapper's
 	// messages (or a batch's first record) into, reused.
 	inflated []byte
@@ -307,7 +314,7 @@ func (s *Segment) Next() (*Batch, error) {
 		// the entries after it. One whose CRC holds starting inside it
 		// says so; otherwise it is an entry with a wrong CRC.
 		size := len(s.buf)
-		if at, _, err := s.scan(start, size); err != nil {
+		if at, err := s.scan(start, size); err != nil {
 			return nil, err
 		} else if at >= 0 {
 			stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
@@ -393,7 +400,7 @@ func (s *Segment) damage(start, at int64, msg string) error {
 // reading resumes there; not found, they are the segment's tail, torn or
 // corrupt as the damage says (or zeros).
 func (s *Segment) resync(start int64, torn bool, msg string) error {
-	at, capped, err := s.scan(start, -1)
+	at, err := s.scan(start, -1)
 	if err != nil {
 		return err
 	}
@@ -403,12 +410,9 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 		if torn {
 			what = "a batch that runs past the bytes there: " + msg
 		}
-		return s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+what)
+		return s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+what+s.uncheckedNote())
 	}
-	if capped != "" {
-		msg += "; " + capped
-	}
-	return s.tail(start, torn, msg)
+	return s.tail(start, torn, msg+s.uncheckedNote())
 }
 
 // scan looks for the first entry after start whose header is plausible
@@ -421,9 +425,14 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 // keeps every byte; otherwise bytes behind the scan are dropped (s.bufAt
 // is then where s.buf starts, s.zero whether every byte dropped was
 // zero), so that memory stays that of the largest candidate. It returns
-// the batch's position, or -1 (and, when the CRC budget stopped it, why).
-func (s *Segment) scan(start int64, limit int) (at int64, capped string, err error) {
+// the batch's position, or -1. A candidate whose key or CRC costs more
+// than the budget holds is passed over unchecked (counted in
+// s.unchecked, which uncheckedNote says) and the search goes on: the
+// budget grows with every position scanned, so later candidates are
+// checked, and work stays linear.
+func (s *Segment) scan(start int64, limit int) (at int64, err error) {
 	s.bufAt, s.zero = start, true
+	s.unchecked = 0
 	return s.scanFrom(1, limit, nil)
 }
 
@@ -432,10 +441,10 @@ func (s *Segment) scan(start int64, limit int) (at int64, capped string, err err
 // bytes dropped are first added to its CRC, and the scan stops, returning
 // -1, at the entry's end: what follows it is looked at only once the
 // entry is known to be no entry.
-func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string, err error) {
+func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, err error) {
 	for ; limit < 0 || i < limit; i++ {
 		if over != nil && s.bufAt+int64(i) >= over.end {
-			return -1, "", nil
+			return -1, nil
 		}
 		s.budget += resyncCRCPerByte
 		if limit < 0 && i >= 64<<10 && i >= len(s.buf)/2 {
@@ -451,9 +460,9 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 		if len(s.buf) < i+entryHead+5 {
 			if _, err := s.fill(max(i+entryHead+5, len(s.buf)+64<<10)); err != nil && len(s.buf) < i+entryHead+5 {
 				if !errors.Is(err, io.EOF) {
-					return -1, "", err
+					return -1, err
 				}
-				return -1, "", nil
+				return -1, nil
 			}
 		}
 		p := s.buf[i:]
@@ -481,7 +490,7 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 		head := candidateHead[magic]
 		if ok, err := s.has(i + head); !ok {
 			if err != nil {
-				return -1, "", err
+				return -1, err
 			}
 			continue // it does not fit in the bytes there
 		}
@@ -497,12 +506,12 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 				continue
 			}
 			ahead := head + int(max(key, 0)) + 4
-			if capped := s.spend(int64(ahead), i, "reading a candidate's key"); capped != "" {
-				return -1, capped, nil
+			if !s.spend(int64(ahead), i, "reading its key") {
+				continue
 			}
 			if ok, err := s.has(i + ahead); !ok {
 				if err != nil {
-					return -1, "", err
+					return -1, err
 				}
 				continue
 			}
@@ -515,34 +524,52 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, capped string
 		// candidate that declares MaxBatch read the rest of the input
 		// ahead again, and gave it back, for nothing.
 		cost := entryHead + length - int64(crcFrom(magic))
-		if capped := s.spend(cost, i, "a candidate's CRC"); capped != "" {
-			return -1, capped, nil
+		if !s.spend(cost, i, "its CRC") {
+			continue
 		}
 		if ok, err := s.has(i + entryHead + int(length)); !ok {
 			if err != nil {
-				return -1, "", err
+				return -1, err
 			}
 			continue // it does not fit in the bytes there
 		}
 		p = s.buf[i : i+entryHead+int(length)]
 		s.resyncCRC += cost
 		if entryCRC(magic, p[crcFrom(magic):], 0) == storedCRC(magic, p) {
-			return s.bufAt + int64(i), "", nil
+			return s.bufAt + int64(i), nil
 		}
 	}
-	return -1, "", nil
+	return -1, nil
 }
 
-// spend takes n bytes of work (work says what: "a candidate's CRC")
-// from the budget for the candidate at s.buf[i]; when the budget holds
-// less, it says where the search stopped and why, taking nothing.
-func (s *Segment) spend(n int64, i int, work string) (capped string) {
+// spend takes n bytes of work (work says what: "its CRC") from the
+// budget for the candidate at s.buf[i]; when the budget holds less, it
+// takes nothing, counts the candidate unchecked and returns false.
+func (s *Segment) spend(n int64, i int, work string) bool {
 	if n > s.budget {
-		return "the search for a batch after it stopped at " + strconv.FormatInt(s.bufAt+int64(i), 10) + ", where " + work + " would pass the work allowed (" +
-			strconv.FormatInt(int64(s.o.MaxBatch), 10) + " bytes and " + strconv.Itoa(resyncCRCPerByte) + " per byte scanned)"
+		if s.unchecked == 0 {
+			s.uncheckedAt, s.uncheckedWork = s.bufAt+int64(i), work
+		}
+		s.unchecked++
+		return false
 	}
 	s.budget -= n
-	return ""
+	return true
+}
+
+// uncheckedNote says, after a damage message, the candidates the search
+// passed over unchecked (a batch may start at one of them); "" when
+// none.
+func (s *Segment) uncheckedNote() string {
+	if s.unchecked == 0 {
+		return ""
+	}
+	what := "1 candidate for a batch was passed over unchecked, at "
+	if s.unchecked > 1 {
+		what = strconv.Itoa(s.unchecked) + " candidates for a batch were passed over unchecked, the first at "
+	}
+	return "; " + what + strconv.FormatInt(s.uncheckedAt, 10) + ", where " + s.uncheckedWork + " would pass the work allowed (" +
+		strconv.FormatInt(int64(s.o.MaxBatch), 10) + " bytes and " + strconv.Itoa(resyncCRCPerByte) + " per byte scanned)"
 }
 
 // passing is an entry longer than MaxBatch being passed over: where it
@@ -602,7 +629,8 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		return ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "): a corrupt length"
 	}
 	s.bufAt, s.zero = start, false
-	at, capped, err := s.scanFrom(1, -1, over)
+	s.unchecked = 0
+	at, err := s.scanFrom(1, -1, over)
 	if err != nil {
 		return nil, err
 	}
@@ -627,42 +655,26 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 			}
 		}
 		s.giveBack(0)
-		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why)
+		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why+s.uncheckedNote())
 	}
-	// No batch starts inside it (or the search stopped).
+	// No batch starts inside it: the scan reached its end, or the input's.
 	over.feed(s, over.end)
-	if capped != "" && over.fed < over.end {
-		n, err := io.CopyN(&over.h, src{s}, over.end-over.fed)
-		s.pos += n
-		over.fed += n
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-	}
 	if over.fed < over.end {
 		msg := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length; " + strconv.FormatInt(over.fed-start-entryHead, 10) + " are there"
-		if capped != "" {
-			msg += "; " + capped
-		}
-		return nil, s.tail(start, true, msg)
+		return nil, s.tail(start, true, msg+s.uncheckedNote())
 	}
 	if over.h.sum == stored {
 		return s.skipped(b, over.end)
 	}
+	// Read on past its end for the next batch.
 	msg := long + crcWrong()
-	if capped == "" {
-		// Read on past its end for the next batch.
-		if at, capped, err = s.scanFrom(int(over.end-s.bufAt), -1, nil); err != nil {
-			return nil, err
-		} else if at >= 0 {
-			s.giveBack(int(at - s.bufAt))
-			return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg)
-		}
+	if at, err = s.scanFrom(int(over.end-s.bufAt), -1, nil); err != nil {
+		return nil, err
+	} else if at >= 0 {
+		s.giveBack(int(at - s.bufAt))
+		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+s.uncheckedNote())
 	}
-	if capped != "" {
-		msg += "; " + capped
-	}
-	return nil, s.tail(start, false, msg)
+	return nil, s.tail(start, false, msg+s.uncheckedNote())
 }
 
 // skipped gives the entry b, passed over to end and its CRC found to
