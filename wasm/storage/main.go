@@ -58,13 +58,13 @@ import (
 	"sync"
 	"syscall/js"
 
-	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/render"
 	"github.com/kwire/kwire/wasm/internal/glue"
+	"github.com/kwire/kwire/wasm/internal/partview"
 )
 
 // maxRecords is how many records open lists; past it they are counted.
@@ -1077,6 +1077,16 @@ func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 	return x.problems
 }
 
+// valueName names a value Kafka names and the schema does not (a
+// __transaction_state value's transactionStatus), as kwire log's tree
+// names it.
+func valueName(n *tree.Node) string {
+	if n.Field != nil && !n.Null && n.Flags&tree.Broken == 0 && n.Kind == schema.Int8 {
+		return storage.ValueName(n.Field.Name, n.Int)
+	}
+	return ""
+}
+
 // record(id) answers (a Promise of) one listed record's key and value:
 // grid rows and tree nodes of each, and its decoded JSON for an internal
 // topic.
@@ -1143,48 +1153,7 @@ func (s *session) record(id int) string {
 			w.EndObject()
 			continue
 		}
-		buf := res.Buffer(b.Bytes, node.Buf)
-		f := &codec.Frame{Root: node, Buffers: make([][]byte, node.Buf+1), APIKey: -1}
-		f.Buffers[node.Buf] = buf
-		cells := render.Cells(f, node.Buf)
-		rows := render.Layout(cells, 4, 96, nil)
-		num(&w, "buf", int64(node.Buf))
-		w.Key("rows")
-		w.Value()
-		w.B = render.AppendRowsJSON(w.B, cells, rows, 0, min(len(rows), 400), nil)
-		w.Key("tree")
-		w.BeginArray()
-		var walk func(n *tree.Node, depth int)
-		walk = func(n *tree.Node, depth int) {
-			name := render.TreeName(n)
-			w.BeginObject()
-			num(&w, "depth", int64(depth))
-			str(&w, "name", name)
-			str(&w, "type", n.Type)
-			num(&w, "start", int64(n.Start))
-			num(&w, "end", int64(n.End))
-			if len(n.Children) == 0 || n.Kind == 0 {
-				v := render.ShortValue(n, -1)
-				// A value Kafka names and the schema does not (a
-				// __transaction_state value's transactionStatus), as
-				// kwire log's tree names it.
-				if n.Field != nil && !n.Null && n.Flags&tree.Broken == 0 && n.Kind == schema.Int8 {
-					if name := storage.ValueName(n.Field.Name, n.Int); name != "" {
-						v += " " + name
-					}
-				}
-				str(&w, "value", v)
-			}
-			if len(n.Warnings) > 0 {
-				str(&w, "warning", n.Warnings[0])
-			}
-			w.EndObject()
-			for _, k := range n.Children {
-				walk(k, depth+1)
-			}
-		}
-		walk(node, 0)
-		w.EndArray()
+		partview.Append(&w, node, res.Buffer(b.Bytes, node.Buf), valueName)
 		w.EndObject()
 	}
 	w.EndArray()
