@@ -10,6 +10,17 @@
 //
 //	kwirePayload.schemas(names, texts, registryURL, retryMs?) -> JSON {"files": n, "registry": URL|"", "problems"?: [{"name", "problem"}]} | {"error"}
 //	kwirePayload.registryStatus() -> JSON {"requests", "failed", "error"?, "retryIn"?}
+//	kwirePayload.payloads(topic, packed) -> JSON lines, a row each
+//	kwirePayload.payload(topic, isKey, bytes, detail) -> JSON | [JSON drawn, JSON value]
+//
+// payloads and payload read a segment's keys and values for storage.wasm
+// (wasm/storage), which the worker hands this module once it runs:
+// storage.wasm carries no payload decoder, and an ordinary topic's records
+// in the storage view are read with the schemas given, as kwire log
+// --schemas reads them. payloads reads a batch's keys and values at once
+// (the listing's rows: see payloadsOf), payload one, the record drawn
+// (its grid rows and tree as wasm/internal/partview draws a part, and its
+// value JSON; see payloadJSON).
 //
 // schemas replaces the schema sources with the files given (names as in
 // kwire decode --schemas DIR: ID.avsc, TOPIC-value.proto, imports by

@@ -7,8 +7,8 @@
 // (they wait for the files' bytes, which the browser reads
 // asynchronously: see glue.Promise):
 //
-//	kwireStorage.open(names, files, topic, progress, folder) -> Promise of JSON text
-//	kwireStorage.record(id) -> Promise of JSON text
+//	kwireStorage.open(names, files, topic, progress, folder, payload) -> Promise of JSON text
+//	kwireStorage.record(id, payload) -> Promise of JSON text
 //
 // open reads the files (names [string], files [Blob or File], read
 // together so an index is checked against the segment beside it, in the
@@ -42,9 +42,21 @@
 // rest is read. A later open supersedes one still reading (which then
 // answers an error).
 //
+// payload, when given, is payload.wasm's kwirePayload (the worker hands it
+// over once the user gave schemas): an ordinary topic's keys and values
+// (no internal topic's, no control record's) are then read with the
+// schemas given, as kwire log --schemas reads them, this module carrying
+// no payload decoder. A listed record then has keyPayload and valuePayload
+// (what kwirePayload.payloads answers: the decoded value's JSON, cut at
+// 300 bytes, its schema id and format, or warnings that say why it did not
+// decode), read a batch at a time.
+//
 // record gives one record's key and value as grid rows (render's row JSON)
 // and tree nodes, and its decoded JSON (with internalError, why it did not
-// decode, as open's listing says it), reading only its batch again.
+// decode, as open's listing says it), reading only its batch again. With
+// payload, an ordinary topic's key and value are drawn by payload.wasm
+// (kwirePayload.payload: their fields' nodes, and warnings), and json is
+// the record's key and value as kwire log --schemas writes them.
 package main
 
 import (
