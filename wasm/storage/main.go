@@ -1044,7 +1044,7 @@ func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.Rec
 		// An ordinary topic's key and value read with the schemas given:
 		// keyPayload, valuePayload.
 		for i, part := range []string{"key", "value"} {
-			if p := payloads[i]; len(p) > 0 {
+			if p := payloads[i]; len(p) > 2 { // not {}: text or bytes with nothing more to say
 				w.Key(part + "Payload")
 				w.Raw(p)
 			}
