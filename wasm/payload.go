@@ -10,6 +10,17 @@
 //
 //	kwirePayload.schemas(names, texts, registryURL, retryMs?) -> JSON {"files": n, "registry": URL|"", "problems"?: [{"name", "problem"}]} | {"error"}
 //	kwirePayload.registryStatus() -> JSON {"requests", "failed", "error"?, "retryIn"?}
+//	kwirePayload.payloads(topic, packed) -> JSON lines, a row each
+//	kwirePayload.payload(topic, isKey, bytes, detail) -> JSON | [JSON drawn, JSON value]
+//
+// payloads and payload read a segment's keys and values for storage.wasm
+// (wasm/storage), which the worker hands this module once it runs:
+// storage.wasm carries no payload decoder, and an ordinary topic's records
+// in the storage view are read with the schemas given, as kwire log
+// --schemas reads them. payloads reads a batch's keys and values at once
+// (the listing's rows: see payloadsOf), payload one, the record drawn
+// (its grid rows and tree as wasm/internal/partview draws a part, and its
+// value JSON; see payloadJSON).
 //
 // schemas replaces the schema sources with the files given (names as in
 // kwire decode --schemas DIR: ID.avsc, TOPIC-value.proto, imports by
@@ -29,6 +40,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"net/url"
@@ -38,10 +51,16 @@ import (
 	"syscall/js"
 	"testing/fstest"
 	"time"
+	"unicode/utf8"
 
+	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/payload"
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/registry/resolve"
+	"github.com/kwire/kwire/wasm/internal/glue"
+	"github.com/kwire/kwire/wasm/internal/partview"
 )
 
 // registryTimeout bounds each request to the registry, in milliseconds.
@@ -62,10 +81,21 @@ func init() {
 	module.setup = func(k js.Value) {
 		k.Set("schemas", js.FuncOf(schemas))
 		k.Set("registryStatus", js.FuncOf(registryStatus))
+		k.Set("payload", js.FuncOf(payloadOf))
+		k.Set("payloads", js.FuncOf(payloadsOf))
 	}
 	// With no schemas given, payloads still show as text, JSON and the
 	// registry's framing.
-	module.payload = payload.NewDecoder(nil, payload.Config{}).Decode
+	setDecoder(payload.NewDecoder(nil, payload.Config{}))
+}
+
+// dec reads the payloads: module.payload is its Decode (the frames'
+// records), payloadOf its DecodeBytes (a segment's, for storage.wasm).
+var dec *payload.Decoder
+
+func setDecoder(d *payload.Decoder) {
+	dec = d
+	module.payload = d.Decode
 }
 
 func schemas(this js.Value, args []js.Value) any {
@@ -144,7 +174,7 @@ func schemas(this js.Value, args []js.Value) any {
 	if len(src) > 0 {
 		s = src
 	}
-	module.payload = payload.NewDecoder(s, payload.Config{}).Decode
+	setDecoder(payload.NewDecoder(s, payload.Config{}))
 	b := append([]byte(`{"files":`), strconv.Itoa(usable)...)
 	b = append(b, `,"registry":`...)
 	b = jsontext.AppendString(b, []byte(where))
@@ -194,6 +224,142 @@ func registryStatus(this js.Value, args []js.Value) any {
 		b = strconv.AppendInt(b, max(time.Until(until).Milliseconds(), 0), 10)
 	}
 	return string(append(b, '}'))
+}
+
+// rowDecoded is how much of a decoded payload's JSON a listed record
+// holds (a grid row shows 120 characters): a segment lists up to 20,000
+// records, and their payloads are read whole but not kept whole.
+const rowDecoded = 300
+
+// payloadOf is kwirePayload.payload(topic, isKey, bytes, detail): one
+// record key or value of a segment (storage.wasm calls it, through the
+// worker, for an ordinary topic's records once the user gave schemas)
+// read as a frame's records are, with the schemas given (payloadJSON).
+func payloadOf(this js.Value, args []js.Value) any {
+	topic := ""
+	if t := arg(args, 0); t.Type() == js.TypeString {
+		topic = t.String()
+	}
+	drawn, part := payloadJSON(glue.Bytes(arg(args, 2)), arg(args, 1).Truthy(), topic, arg(args, 3).Truthy())
+	if part == nil {
+		return string(drawn)
+	}
+	return []any{string(drawn), string(part)}
+}
+
+// payloadsOf is kwirePayload.payloads(topic, packed): many record keys
+// and values of a segment at once, for the rows of the records listed
+// (storage.wasm calls it once for each batch's: a call from JavaScript
+// into a Go module costs some 40 µs, more than reading a small payload).
+// packed holds them one after another, each a byte (1 for a key, 0 for a
+// value), its length (4 bytes, big-endian), its bytes; the answer is each
+// one's row (payloadJSON), a line each, in their order ("" when packed is
+// cut short).
+func payloadsOf(this js.Value, args []js.Value) any {
+	topic := ""
+	if t := arg(args, 0); t.Type() == js.TypeString {
+		topic = t.String()
+	}
+	b := glue.Bytes(arg(args, 1))
+	var out []byte
+	for len(b) >= 5 {
+		n := int(binary.BigEndian.Uint32(b[1:5]))
+		if n > len(b)-5 {
+			return ""
+		}
+		if out != nil {
+			out = append(out, '\n') // JSON text holds no newline of its own
+		}
+		row, _ := payloadJSON(b[5:5+n], b[0] == 1, topic, false)
+		out = append(out, row...)
+		b = b[5+n:]
+	}
+	return string(out)
+}
+
+// payloadJSON reads p, a record key (key) or value of topic ("" when not
+// known: framed payloads are still read by their schema id), as the
+// frames' records read theirs (codec/payload's Decoder with the schemas
+// given), and answers, for a listed record's row,
+//
+//	{"schemaId"?, "format"?, "message"?, "decoded"?: JSON text, "cut"?: true, "warnings"?: [text]}
+//
+// (decoded: the decoded value's JSON, its first rowDecoded bytes and
+// "…" when cut), or, for the record drawn (detail),
+//
+//	{"buf", "rows", "tree", "warnings"?}
+//
+// rows and tree as wasm/internal/partview draws a part (offsets in p),
+// and part, the key or value object as kwire log --schemas and the
+// frames' records write it ({"text"|"base64", then the payload's
+// members}; nil for a row). warnings say why a payload did not decode (no
+// schema, a schema that does not parse, bytes that do not match it), as a
+// frame's warnings do.
+func payloadJSON(p []byte, key bool, topic string, detail bool) (drawn, part []byte) {
+	var members []byte
+	var nodes []*tree.Node
+	var ws []codec.Warning
+	if detail {
+		members, nodes, ws = dec.DecodeBytes(p, key, topic)
+	} else {
+		members, ws = dec.DecodeBytesJSON(p, key, topic) // a row wants no nodes, which cost most
+	}
+	var w jsontext.Writer
+	w.BeginObject()
+	if detail {
+		name := "value"
+		if key {
+			name = "key"
+		}
+		node := &tree.Node{Name: name, Role: tree.RoleRecord, Kind: schema.Bytes, Type: "bytes", End: len(p), Raw: p, Children: nodes}
+		for _, x := range ws { // the tree shows them on the part
+			node.Warnings = append(node.Warnings, x.Message)
+		}
+		partview.Append(&w, node, p, nil)
+		part = jsontext.AppendTextOrBase64(nil, p)
+		if len(members) > 0 {
+			part = append(append(part[:len(part)-1], members...), '}')
+		}
+	} else if len(members) > 0 {
+		// The members but the decoded value, then that as text.
+		at := bytes.Index(members, []byte(`"decoded":`))
+		head := members
+		if at >= 0 {
+			head = members[:at]
+		}
+		// Each member comes after its comma: the first's is the object's
+		// own, the last's decoded's.
+		if head = bytes.TrimSuffix(head[1:], []byte{','}); len(head) > 0 {
+			w.Raw(head)
+		}
+		if at >= 0 {
+			v := members[at+len(`"decoded":`):]
+			cut := len(v) > rowDecoded
+			if cut {
+				n := rowDecoded
+				for n > 0 && !utf8.RuneStart(v[n]) {
+					n--
+				}
+				v = append(v[:n:n], "…"...)
+			}
+			w.Key("decoded")
+			w.HTMLSafe(string(v))
+			if cut {
+				w.Key("cut")
+				w.Bool(true)
+			}
+		}
+	}
+	if len(ws) > 0 {
+		w.Key("warnings")
+		w.BeginArray()
+		for _, x := range ws {
+			w.HTMLSafe(x.Message)
+		}
+		w.EndArray()
+	}
+	w.EndObject()
+	return w.B, part
 }
 
 func errJSON(msg string) string {

@@ -30,7 +30,7 @@ func TestSchemaFilesSaid(t *testing.T) {
 	for _, f := range files {
 		names, texts = append(names, f[0]), append(texts, f[1])
 	}
-	defer func() { module.payload = payload.NewDecoder(nil, payload.Config{}).Decode }()
+	defer func() { setDecoder(payload.NewDecoder(nil, payload.Config{})) }()
 	r := schemas(js.Undefined(), []js.Value{js.ValueOf(names), js.ValueOf(texts), js.ValueOf("")}).(string)
 	var got struct {
 		Files    int
@@ -93,7 +93,7 @@ func produceWith(values ...[]byte) []byte {
 func TestRegistryDownSaidPerPayload(t *testing.T) {
 	js.Global().Call("eval", `globalThis.location = { origin: "http://page.test" }; globalThis.XMLHttpRequest = class { open() {} setRequestHeader() {} send() { throw new Error("NetworkError: Failed to load") } }`)
 	defer js.Global().Call("eval", `delete globalThis.XMLHttpRequest; delete globalThis.location`)
-	defer func() { module.payload = payload.NewDecoder(nil, payload.Config{}).Decode }()
+	defer func() { setDecoder(payload.NewDecoder(nil, payload.Config{})) }()
 	if r := schemas(js.Undefined(), []js.Value{js.ValueOf([]any{}), js.ValueOf([]any{}), js.ValueOf("http://registry.invalid:8081/")}).(string); !strings.Contains(r, `"registry":"http://registry.invalid:8081/"`) {
 		t.Fatal(r)
 	}

@@ -91,7 +91,7 @@ func TestPayloadWarningOffsetsAsCLI(t *testing.T) {
 	if r := schemas(js.Undefined(), []js.Value{js.ValueOf(names), js.ValueOf(texts), js.ValueOf("")}).(string); r != `{"files":2,"registry":""}` {
 		t.Fatal(r)
 	}
-	defer func() { module.payload = payload.NewDecoder(nil, payload.Config{}).Decode }()
+	defer func() { setDecoder(payload.NewDecoder(nil, payload.Config{})) }()
 	r := decode(js.Undefined(), []js.Value{bytesValue(frame), js.ValueOf(false), js.ValueOf(0), js.ValueOf(0), js.ValueOf("no")})
 	var s struct {
 		Warnings []struct {

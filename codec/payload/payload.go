@@ -170,14 +170,26 @@ type In = rec.PayloadIn
 // its warnings (codec.Warning, offsets in p), within the limits the codec
 // gives a frame of 1 MiB.
 func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree.Node, []codec.Warning) {
-	var s slab.Slab
+	return d.decodeBytes(p, key, topic, new(slab.Slab))
+}
+
+// DecodeBytesJSON is DecodeBytes without the nodes: the JSON members and
+// the warnings alone, what a list of many records wants (the nodes are
+// most of the work: a framed Avro value of 80 bytes took 8.8 µs with
+// them, 22 allocations).
+func (d *Decoder) DecodeBytesJSON(p []byte, key bool, topic string) ([]byte, []codec.Warning) {
+	js, _, ws := d.decodeBytes(p, key, topic, nil)
+	return js, ws
+}
+
+func (d *Decoder) decodeBytes(p []byte, key bool, topic string, s *slab.Slab) ([]byte, []*tree.Node, []codec.Warning) {
 	var ws budget.Warnings
 	b := budget.Budget{MaxNodes: 1 << 20, NestedNodes: 1 << 20, MaxWork: 1 << 30}
 	path := func() string { return "value" }
 	if key {
 		path = func() string { return "key" }
 	}
-	in := In{B: p, End: len(p), Key: key, Topic: topic, Path: path, Slab: &s, Budget: &b, Warnings: &ws}
+	in := In{B: p, End: len(p), Key: key, Topic: topic, Path: path, Slab: s, Budget: &b, Warnings: &ws}
 	js, nodes := d.Decode(nil, &in)
 	return js, nodes, ws.List
 }

@@ -38,42 +38,58 @@ export function recordBatch(perBatch) {
     const key = enc.encode('c-' + String(i % 1000).padStart(3, '0'));
     const value = enc.encode(JSON.stringify({ order: i, customer: 'c-' + String(i % 1000).padStart(3, '0'), items: [{ sku: 'sku-' + (i * 7 % 501), qty: 1 + i % 5, price: 9.99 + i % 40 }],
       note: 'deliver to the back door, ring twice'.repeat(5), total: 19.98 + i }));
-    const body = [0]; // attributes
-    varint(body, i); // timestamp delta
-    varint(body, i); // offset delta
-    varint(body, key.length); body.push(...key);
-    varint(body, value.length); body.push(...value);
-    const headers = [['trace-id', String(i).padStart(16, '0')], ['source', 'checkout']];
-    varint(body, headers.length);
+    recs.push({ key, value, headers: [['trace-id', String(i).padStart(16, '0')], ['source', 'checkout']] });
+  }
+  return batchOf(recs);
+}
+
+// batchOf is the bytes of one batch (its base offset 0) of recs: [{key,
+// value (bytes, or null), headers: [[name, text]]}], their timestamps
+// BASE_TIMESTAMP and a millisecond apart.
+export function batchOf(recs) {
+  const enc = new TextEncoder();
+  const body = [];
+  recs.forEach((r, i) => {
+    const rec = [0]; // attributes
+    varint(rec, i); // timestamp delta
+    varint(rec, i); // offset delta
+    for (const b of [r.key, r.value]) {
+      if (b === null || b === undefined) varint(rec, -1);
+      else { varint(rec, b.length); rec.push(...b); }
+    }
+    const headers = r.headers || [];
+    varint(rec, headers.length);
     for (const [k, v] of headers) {
       const kb = enc.encode(k), vb = enc.encode(v);
-      varint(body, kb.length); body.push(...kb);
-      varint(body, vb.length); body.push(...vb);
+      varint(rec, kb.length); rec.push(...kb);
+      varint(rec, vb.length); rec.push(...vb);
     }
-    const rec = [];
-    varint(rec, body.length);
-    recs.push(...rec, ...body);
-  }
-  const b = Buffer.alloc(61 + recs.length);
+    varint(body, rec.length);
+    body.push(...rec);
+  });
+  const b = Buffer.alloc(61 + body.length);
   b.writeBigInt64BE(0n, 0); // base offset
   b.writeInt32BE(b.length - 12, 8); // batch length
   b.writeInt32BE(0, 12); // partition leader epoch
   b.writeInt8(2, 16); // magic
   b.writeInt16BE(0, 21); // attributes: no compression, create time
-  b.writeInt32BE(perBatch - 1, 23); // last offset delta
+  b.writeInt32BE(recs.length - 1, 23); // last offset delta
   b.writeBigInt64BE(BigInt(BASE_TIMESTAMP), 27);
-  b.writeBigInt64BE(BigInt(BASE_TIMESTAMP + perBatch - 1), 35);
+  b.writeBigInt64BE(BigInt(BASE_TIMESTAMP + recs.length - 1), 35);
   b.writeBigInt64BE(-1n, 43); // producer id
   b.writeInt16BE(-1, 51); // producer epoch
   b.writeInt32BE(-1, 53); // base sequence
-  b.writeInt32BE(perBatch, 57);
-  Buffer.from(recs).copy(b, 61);
+  b.writeInt32BE(recs.length, 57);
+  Buffer.from(body).copy(b, 61);
   b.writeUInt32BE(crc32c(b.subarray(21)), 17);
   return b;
 }
 
-export async function bigSegment(path, bytes, perBatch = 200) {
-  const batch = recordBatch(perBatch);
+// bigSegment writes the segment (batch, when given, is the batch written
+// again and again, as batchOf makes one, in place of recordBatch's).
+export async function bigSegment(path, bytes, perBatch = 200, given = null) {
+  const batch = given || recordBatch(perBatch);
+  perBatch = batch.readInt32BE(57);
   const batches = Math.max(1, Math.floor(bytes / batch.length));
   const per = Math.max(1, Math.floor((8 << 20) / batch.length)); // written 8 MiB at a time
   const chunk = Buffer.alloc(per * batch.length);

@@ -73,8 +73,13 @@ const acceptsGzip = (h) => (h || '').split(',').some((item) => {
 // response to a request carrying its headers send them and a first third, then wait until the test
 // calls the release function it returns (no timers: the test decides when
 // the rest arrives). server.wasmSent tells how far it got.
+//
+// server.holdFile(file) holds every response for file (payload.wasm: the
+// page's work that must not wait for it) until the test calls release;
+// asked is a promise that a request for it came.
 export function serve(dir, prefix = '/docs/playground/') {
   let hold = null;
+  const gates = new Map(); // file -> {released, asked}
   const state = { wasmSent: 0, requested: [], encoded: [] }; // requested: every file asked for, in order
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -83,6 +88,11 @@ export function serve(dir, prefix = '/docs/playground/') {
     if (file === '' || file.endsWith('/')) file += 'index.html';
     if (file.includes('..')) { res.writeHead(400).end(); return; }
     state.requested.push(file);
+    const gate = gates.get(file);
+    if (gate) {
+      gate.asked();
+      await gate.released;
+    }
     let body;
     try {
       body = await readFile(join(dir, file));
@@ -136,6 +146,13 @@ export function serve(dir, prefix = '/docs/playground/') {
           const tag = String(Math.random()).slice(2);
           hold = { released, sent, tag };
           return { sent: first, release, headers: { 'x-kwire-gate': tag } };
+        },
+        holdFile(file) {
+          let release, asked;
+          const released = new Promise((r) => { release = r; });
+          const first = new Promise((r) => { asked = r; });
+          gates.set(file, { released, asked });
+          return { asked: first, release: () => { gates.delete(file); release(); } };
         },
         close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
       });

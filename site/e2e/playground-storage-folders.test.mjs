@@ -200,7 +200,7 @@ test('files dropped beside a folder are read with it', { timeout: 180_000 }, asy
   const note = await page.textContent('#st-folder');
   assert.doesNotMatch(note, /Left out/);
   assert.match(note, /^The folder orders-0 and the files dropped beside it hold 2 sets of Kafka files, each checked on its own/);
-  assert.match(note, /Schemas taken for the record payloads of the frames and captures opened next \(the storage view shows keys and values as stored\): order\.avsc\.$/);
+  assert.match(note, /Schemas taken for the record payloads \(the storage view's keys and values, and the frames and captures opened next\): order\.avsc\.$/);
   assert.deepEqual(await page.$$eval('#pay-list li', (l) => l.map((x) => x.firstChild.textContent)), ['order.avsc']);
   await page.selectOption('#st-part', { index: 0 });
   // Its set is named wherever a folder's is by its path: the title, the

@@ -7,8 +7,8 @@
 // (they wait for the files' bytes, which the browser reads
 // asynchronously: see glue.Promise):
 //
-//	kwireStorage.open(names, files, topic, progress, folder) -> Promise of JSON text
-//	kwireStorage.record(id) -> Promise of JSON text
+//	kwireStorage.open(names, files, topic, progress, folder, payload) -> Promise of JSON text
+//	kwireStorage.record(id, payload) -> Promise of JSON text
 //
 // open reads the files (names [string], files [Blob or File], read
 // together so an index is checked against the segment beside it, in the
@@ -42,14 +42,27 @@
 // rest is read. A later open supersedes one still reading (which then
 // answers an error).
 //
+// payload, when given, is payload.wasm's kwirePayload (the worker hands it
+// over once the user gave schemas): an ordinary topic's keys and values
+// (no internal topic's, no control record's) are then read with the
+// schemas given, as kwire log --schemas reads them, this module carrying
+// no payload decoder. A listed record then has keyPayload and valuePayload
+// (what kwirePayload.payloads answers: the decoded value's JSON, cut at
+// 300 bytes, its schema id and format, or warnings that say why it did not
+// decode), read a batch at a time.
+//
 // record gives one record's key and value as grid rows (render's row JSON)
 // and tree nodes, and its decoded JSON (with internalError, why it did not
-// decode, as open's listing says it), reading only its batch again.
+// decode, as open's listing says it), reading only its batch again. With
+// payload, an ordinary topic's key and value are drawn by payload.wasm
+// (kwirePayload.payload: their fields' nodes, and warnings), and json is
+// the record's key and value as kwire log --schemas writes them.
 package main
 
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"io"
 	"sort"
@@ -58,13 +71,13 @@ import (
 	"sync"
 	"syscall/js"
 
-	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/render"
 	"github.com/kwire/kwire/wasm/internal/glue"
+	"github.com/kwire/kwire/wasm/internal/partview"
 )
 
 // maxRecords is how many records open lists; past it they are counted.
@@ -158,6 +171,70 @@ type session struct {
 	// argument), so the newest segment among them is the partition's and
 	// its end the log end.
 	folder bool
+
+	// payload reads an ordinary topic's keys and values (open's sixth
+	// argument: payload.wasm's kwirePayload, or undefined): see payloads.
+	payload js.Value
+}
+
+// payloads says whether the session's keys and values are read by the
+// payload hook: one was given and the topic is no internal topic (whose
+// records this module reads through Kafka's schemas).
+func (s *session) payloads(payload js.Value) bool {
+	return payload.Type() == js.TypeObject && schema.InternalTopicByName(s.topic) == nil
+}
+
+// payloadPart is what the payload hook (payload.wasm's kwirePayload)
+// answers for part ("key" or "value") n of the record drawn (nil when it
+// is null or empty: nothing to read): the part drawn, and its value JSON
+// (see wasm/payload.go's payloadJSON).
+func (s *session) payloadPart(payload js.Value, part string, n *tree.Node) (drawn, json []byte) {
+	if n == nil || n.Null || len(n.Raw) == 0 {
+		return nil, nil
+	}
+	r := payload.Call("payload", s.topic, part == "key", glue.Uint8Array(n.Raw), true)
+	if r.Type() == js.TypeObject && r.Length() == 2 {
+		return []byte(r.Index(0).String()), []byte(r.Index(1).String())
+	}
+	return nil, nil
+}
+
+// payloadRows reads the keys and values of a batch's records listed
+// (recs) with the payload hook, in one call (kwirePayload.payloads: a
+// call into a Go module costs more than reading a small payload), and
+// answers each one's row JSON: rows[2*i] record i's key's, rows[2*i+1] its
+// value's (nil: null or empty).
+func (s *session) payloadRows(recs []storage.RecordInfo) [][]byte {
+	rows := make([][]byte, 2*len(recs))
+	var packed []byte
+	var at []int // the parts packed, by index in rows
+	for i, ri := range recs {
+		for j, part := range []string{"key", "value"} {
+			n := ri.Node.Get(part)
+			if n == nil || n.Null || len(n.Raw) == 0 {
+				continue
+			}
+			packed = append(packed, byte(1-j))
+			packed = binary.BigEndian.AppendUint32(packed, uint32(len(n.Raw)))
+			packed = append(packed, n.Raw...)
+			at = append(at, 2*i+j)
+		}
+	}
+	if len(at) == 0 {
+		return rows
+	}
+	r := s.payload.Call("payloads", s.topic, glue.Uint8Array(packed))
+	if r.Type() != js.TypeString {
+		return rows
+	}
+	lines := bytes.Split([]byte(r.String()), []byte{'\n'})
+	if len(lines) != len(at) {
+		return rows
+	}
+	for k, i := range at {
+		rows[i] = lines[k]
+	}
+	return rows
 }
 
 var (
@@ -315,6 +392,7 @@ func open(this js.Value, args []js.Value) any {
 		s.topic = topic.String()
 	}
 	s.folder = glue.Arg(args, 4).Type() == js.TypeBoolean && glue.Arg(args, 4).Bool()
+	s.payload = glue.Arg(args, 5)
 	curMu.Lock()
 	cur = s
 	curMu.Unlock()
@@ -727,6 +805,10 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 					") is not a record of "+s.topic+": "+recordError(tr, b.Position))
 			}
 		}
+		var rows [][]byte // the keys' and values' rows the payload hook read
+		if res.Records != nil && !b.Control && s.payloads(s.payload) && *total < maxRecords {
+			rows = s.payloadRows(res.Records) // (past maxRecords, a batch's last are read for nothing)
+		}
 		for n, ri := range res.Records {
 			if isWrapper(ri.Node) {
 				// A legacy compressed wrapper: its messages are the
@@ -743,7 +825,11 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 			s.recs = append(s.recs, located{file: i, batch: b.Position, size: b.Size(), n: n, control: b.Control})
 			id := len(s.recs) - 1
 			s.mu.Unlock()
-			recordJSON(&s.list, id, i, b, ri, byNode[ri.Node])
+			var kv [2][]byte
+			if 2*n+1 < len(rows) {
+				kv = [2][]byte{rows[2*n], rows[2*n+1]}
+			}
+			recordJSON(&s.list, id, i, b, ri, byNode[ri.Node], kv)
 		}
 	}
 	if next, ok := s.nextSegment(i); ok {
@@ -911,8 +997,9 @@ func isWrapper(n *tree.Node) bool {
 	return a != nil && a.Int&7 != 0
 }
 
-// recordJSON writes one listed record.
-func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.RecordInfo, tr *storage.TopicRecord) {
+// recordJSON writes one listed record; payloads are its key's and value's
+// rows as the payload hook read them (nil: not read).
+func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.RecordInfo, tr *storage.TopicRecord, payloads [2][]byte) {
 	w.BeginObject()
 	num(w, "id", int64(id))
 	num(w, "file", int64(fi))
@@ -952,6 +1039,15 @@ func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.Rec
 		str(w, "internal", string(tr.AppendJSONAt(nil, b.Position)))
 		if tr.Err != nil {
 			str(w, "internalError", recordError(tr, b.Position))
+		}
+	} else {
+		// An ordinary topic's key and value read with the schemas given:
+		// keyPayload, valuePayload.
+		for i, part := range []string{"key", "value"} {
+			if p := payloads[i]; len(p) > 2 { // not {}: text or bytes with nothing more to say
+				w.Key(part + "Payload")
+				w.Raw(p)
+			}
 		}
 	}
 	w.EndObject()
@@ -1077,6 +1173,16 @@ func (s *session) index(w *jsontext.Writer, x *indexFile) []string {
 	return x.problems
 }
 
+// valueName names a value Kafka names and the schema does not (a
+// __transaction_state value's transactionStatus), as kwire log's tree
+// names it.
+func valueName(n *tree.Node) string {
+	if n.Field != nil && !n.Null && n.Flags&tree.Broken == 0 && n.Kind == schema.Int8 {
+		return storage.ValueName(n.Field.Name, n.Int)
+	}
+	return ""
+}
+
 // record(id) answers (a Promise of) one listed record's key and value:
 // grid rows and tree nodes of each, and its decoded JSON for an internal
 // topic.
@@ -1086,11 +1192,14 @@ func record(this js.Value, args []js.Value) any {
 		id = a.Int()
 	}
 	s := current()
-	return glue.Promise(func() (any, error) { return s.record(id), nil })
+	payload := glue.Arg(args, 1)
+	return glue.Promise(func() (any, error) { return s.record(id, payload), nil })
 }
 
-// record reads record id's batch again, alone, and answers its record.
-func (s *session) record(id int) string {
+// record reads record id's batch again, alone, and answers its record;
+// payload, when a function, reads an ordinary topic's key and value (see
+// payloadPart).
+func (s *session) record(id int, payload js.Value) string {
 	if s == nil {
 		return errorJSON("no such record")
 	}
@@ -1130,7 +1239,9 @@ func (s *session) record(id int) string {
 	w.BeginObject()
 	w.Key("parts")
 	w.BeginArray()
-	for _, part := range []string{"key", "value"} {
+	read := tr == nil && !b.Control && s.payloads(payload)
+	var drawn, parts [2][]byte // the parts the payload hook read: drawn, and as value JSON
+	for i, part := range []string{"key", "value"} {
 		node := ri.Node.Get(part)
 		if tr != nil {
 			node = map[string]*tree.Node{"key": tr.KeyNode, "value": tr.ValueNode}[part]
@@ -1143,51 +1254,37 @@ func (s *session) record(id int) string {
 			w.EndObject()
 			continue
 		}
-		buf := res.Buffer(b.Bytes, node.Buf)
-		f := &codec.Frame{Root: node, Buffers: make([][]byte, node.Buf+1), APIKey: -1}
-		f.Buffers[node.Buf] = buf
-		cells := render.Cells(f, node.Buf)
-		rows := render.Layout(cells, 4, 96, nil)
-		num(&w, "buf", int64(node.Buf))
-		w.Key("rows")
-		w.Value()
-		w.B = render.AppendRowsJSON(w.B, cells, rows, 0, min(len(rows), 400), nil)
-		w.Key("tree")
-		w.BeginArray()
-		var walk func(n *tree.Node, depth int)
-		walk = func(n *tree.Node, depth int) {
-			name := render.TreeName(n)
-			w.BeginObject()
-			num(&w, "depth", int64(depth))
-			str(&w, "name", name)
-			str(&w, "type", n.Type)
-			num(&w, "start", int64(n.Start))
-			num(&w, "end", int64(n.End))
-			if len(n.Children) == 0 || n.Kind == 0 {
-				v := render.ShortValue(n, -1)
-				// A value Kafka names and the schema does not (a
-				// __transaction_state value's transactionStatus), as
-				// kwire log's tree names it.
-				if n.Field != nil && !n.Null && n.Flags&tree.Broken == 0 && n.Kind == schema.Int8 {
-					if name := storage.ValueName(n.Field.Name, n.Int); name != "" {
-						v += " " + name
-					}
-				}
-				str(&w, "value", v)
-			}
-			if len(n.Warnings) > 0 {
-				str(&w, "warning", n.Warnings[0])
-			}
-			w.EndObject()
-			for _, k := range n.Children {
-				walk(k, depth+1)
-			}
+		if read {
+			drawn[i], parts[i] = s.payloadPart(payload, part, node)
 		}
-		walk(node, 0)
-		w.EndArray()
+		if p := drawn[i]; len(p) > 2 && p[0] == '{' {
+			// Drawn by payload.wasm: its members after the name ("buf",
+			// "rows", "tree", "json", "warnings").
+			w.B = append(append(w.B, ','), p[1:len(p)-1]...)
+		} else {
+			partview.Append(&w, node, res.Buffer(b.Bytes, node.Buf), valueName)
+		}
 		w.EndObject()
 	}
 	w.EndArray()
+	if read {
+		// The record's key and value as kwire log --schemas writes them.
+		var j jsontext.Writer
+		j.BeginObject()
+		for i, part := range []string{"key", "value"} {
+			j.Key(part)
+			if v := parts[i]; len(v) > 0 {
+				j.Raw(v)
+			} else if n := ri.Node.Get(part); n == nil || n.Null {
+				j.Null()
+			} else {
+				j.Value()
+				j.B = jsontext.AppendTextOrBase64(j.B, n.Raw)
+			}
+		}
+		j.EndObject()
+		str(&w, "json", string(jsontext.Indent(nil, j.B)))
+	}
 	if tr != nil {
 		str(&w, "json", string(jsontext.Indent(nil, tr.AppendJSONAt(nil, loc.batch))))
 		if tr.Err != nil {

@@ -33,7 +33,7 @@ import { setJSONForm, readLink, followLink, drawExamples } from './link.js';
 import { setMode, enterEncode, loadExample, runEncode, jumpToError, typed, replaceJSON, encodeText, undo, newLink } from './encode.js';
 import { editAnyway, saveJSON, drawLines, nextWindow, prevWindow } from './encbox.js';
 import { copy, encCopy } from './copy.js';
-import { isSchemaName, addSchemaFiles, wirePayloads } from './payloads.js';
+import { isSchemaName, readSchemaFiles, apply as applySchemas, wirePayloads } from './payloads.js';
 
 window.kwirePlayground = st; // for tests and the curious
 
@@ -194,7 +194,7 @@ let folder = null;
 // unless the folders hold no Kafka file: it is shown then.
 async function openDropped({ files, left }) {
   const loose = files.filter((x) => !x.path.includes('/'));
-  const { rest, schemas, keyLogs } = await setAside(loose.map((x) => x.file));
+  const { rest, schemas, keyLogs, applied } = await setAside(loose.map((x) => x.file));
   const notOpened = [], renamed = new Set();
   for (const f of rest) {
     if (isStorageName(f.name)) continue;
@@ -203,16 +203,17 @@ async function openDropped({ files, left }) {
   const read = files.filter((x) => x.path.includes('/') || rest.includes(x.file))
     .filter((x) => !notOpened.includes(x.file))
     .map((x) => (renamed.has(x.file) ? { ...x, stored: true } : x));
-  if (!partitions(read).groups.length && notOpened.length) { await openFiles(notOpened); return; }
+  if (!partitions(read).groups.length && notOpened.length) { await applied(); await openFiles(notOpened); return; }
   const names = (fs) => fs.slice(0, 3).map((f) => f.name).join(', ') + (fs.length > 3 ? ' and ' + (fs.length - 3) + ' more' : '');
   const beside = [];
-  // The storage view shows records' keys and values as they are stored
-  // (storage.wasm reads no payload schemas): the schemas are for the frames
-  // and captures opened next, which the note says.
-  if (schemas.length) beside.push('Schemas taken for the record payloads of the frames and captures opened next (the storage view shows keys and values as stored): ' + names(schemas) + '.');
+  // The records show at once, their keys and values as stored; once the
+  // schemas apply (payload.wasm loads the first time: a second or two),
+  // the files are listed again with them read (payloads.js, again).
+  if (schemas.length) beside.push('Schemas taken for the record payloads (the storage view\'s keys and values, and the frames and captures opened next): ' + names(schemas) + '.');
   if (keyLogs.length) beside.push('TLS key log kept for the captures opened next: ' + names(keyLogs) + '.');
   if (notOpened.length) beside.push('Not opened: ' + names(notOpened) + ', dropped beside the folder: a frame or capture is shown on its own, not with a folder\'s files; open ' + (notOpened.length === 1 ? 'it' : 'them') + ' by ' + (notOpened.length === 1 ? 'itself' : 'themselves') + '.');
   openFolder({ files: read, left }, beside.join(' '));
+  applied();
 }
 
 // openFolder opens a folder's files (read by filesOfEntries or
@@ -268,9 +269,10 @@ function showPartition(i) {
 async function openFiles(fs) {
   if (!fs.length) return;
   newLink(); // a file is a new place: Back returns from it
-  const { rest, keyLogs } = await setAside(fs);
+  const { rest, keyLogs, applied } = await setAside(fs);
   fs = rest;
   if (!fs.length) {
+    await applied();
     if (!keyLogs.length) return;
     if (st.capture && !st.capture.live) { await decodeInput(); return; }
     status('TLS key log ' + st.keyLog.name + ' kept: the captures opened next have their TLS connections decrypted with it.');
@@ -282,6 +284,7 @@ async function openFiles(fs) {
   if (!stored.length && fs.length === 1 && await looksLikeSegment(fs[0])) stored.push(fs[0]);
   if (!stored.length) {
     closeStorage();
+    await applied(); // the frame decodes once, with the schemas
     const gen = await openFile(fs[0]);
     // One frame or capture is shown at a time: the status names those left.
     if (fs.length > 1 && gen === st.gen) {
@@ -298,6 +301,7 @@ async function openFiles(fs) {
   // The files themselves go to the worker, which reads them in slices: a
   // segment (1 GiB by Kafka's default) is never whole in memory.
   openStorage(stored.map((f) => ({ name: f.name, file: f })), $('st-topic').value, ++st.gen);
+  applied(); // the records show at once; read again once the schemas apply
 }
 // A fragment the page did not write: a link followed, or Back and Forward
 // through the places the page pushed. Back to the page without one is the
@@ -319,13 +323,18 @@ window.addEventListener('hashchange', followed);
 // files (.avsc, .proto, ID.json, TOPIC-value.json) go to the record
 // payloads' schemas, and TLS key logs (SSLKEYLOGFILE's lines) decrypt the
 // captures opened, the next and those after it. It returns the rest and
-// those taken.
+// those taken, and applied, which applies the schemas taken (a promise;
+// nothing to do when none were): a frame waits for them, storage files
+// are shown first, payload.wasm loading meanwhile.
 async function setAside(fs) {
   const schemas = fs.filter((f) => isSchemaName(f.name));
+  let applied = async () => {};
   if (schemas.length) {
     $('pay').open = true;
     fs = fs.filter((f) => !isSchemaName(f.name));
-    await addSchemaFiles(schemas);
+    await readSchemaFiles(schemas);
+    let once = null;
+    applied = () => (once ||= applySchemas());
   }
   const keyLogs = [];
   for (const f of fs) if (await isKeyLog(f)) keyLogs.push(f);
@@ -337,7 +346,7 @@ async function setAside(fs) {
     for (const p of parts) { bytes.set(p, at); at += p.length; bytes[at++] = 10; }
     st.keyLog = { name: keyLogs.map((f) => f.name).join(', '), bytes };
   }
-  return { rest: fs, schemas, keyLogs };
+  return { rest: fs, schemas, keyLogs, applied };
 }
 
 // isKeyLog says whether f is a TLS key log: a text whose first line that

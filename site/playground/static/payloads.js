@@ -2,7 +2,8 @@
 // pasted, and a schema registry's URL) for the keys and values of records.
 // The first time, the worker loads payload.wasm (kwire.wasm's glue with
 // the Avro, Protobuf and JSON Schema decoders) and runs every op through
-// it; the frame shown is then decoded again with the schemas. The registry
+// it; what is shown is then decoded again with the schemas: the frame, or
+// the storage files, listed again with their keys and values read. The registry
 // is read by the worker itself (GET /schemas/ids/ID), so it must allow
 // this page's origin (CORS). A registry that gave no answer is asked
 // again by the first decode after a backoff (30 s, doubling up to 5
@@ -15,6 +16,7 @@ import { rpc } from './rpc.js';
 import { st } from './state.js';
 import { redo } from './decode.js';
 import { pickExchange } from './capture.js';
+import { openStorage } from './storage.js';
 
 // isSchemaName says whether a dropped file is a schema rather than input:
 // .avsc and .proto always, .json when named as a schema is (by id, or a
@@ -25,8 +27,15 @@ export function isSchemaName(name) {
 
 // addSchemaFiles reads files (File objects) into the schemas and applies them.
 export async function addSchemaFiles(files) {
-  for (const f of files) st.schemas.files.set(f.name, await f.text());
+  await readSchemaFiles(files);
   return apply();
+}
+
+// readSchemaFiles reads files into the schemas, not applying them yet:
+// files opened with them (a folder dropped with schemas beside it) are
+// shown first, and decoded again once the schemas apply.
+export async function readSchemaFiles(files) {
+  for (const f of files) st.schemas.files.set(f.name, await f.text());
 }
 
 const retryMs = Math.max(0, Math.min(+new URLSearchParams(location.search).get('registryRetry') || 0, 300_000));
@@ -70,10 +79,17 @@ function describe(r) {
 // worker's last answer).
 let problems = new Map();
 
-// again decodes the frame shown (decode mode's, or a capture's exchange)
-// again, now through payload.wasm.
+// again decodes what is shown again, now through payload.wasm: storage
+// files are listed again (their keys and values read with the schemas,
+// the record shown kept), else the frame shown (decode mode's, or a
+// capture's exchange). The storage view goes first: a frame decoded before
+// the files were opened is still st.sum, and decoding it again would
+// replace them.
 async function again() {
-  if (st.capture && st.capture.current >= 0) await pickExchange(st.capture.current, ++st.gen);
+  if (st.storage) {
+    const s = st.storage;
+    await openStorage(s.files, $('st-topic').value, ++st.gen, s.where, s.current);
+  } else if (st.capture && st.capture.current >= 0) await pickExchange(st.capture.current, ++st.gen);
   else if (st.sum || st.picked) redo();
 }
 

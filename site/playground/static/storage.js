@@ -5,7 +5,10 @@
 // index or .txnindex entry that disagrees with its segment, a
 // leader-epoch-checkpoint that disagrees with the batches, a CRC mismatch,
 // a torn tail), and a record's key and value drawn as a byte grid and a tree, an
-// internal topic's decoded through Kafka's schemas for it.
+// internal topic's decoded through Kafka's schemas for it, an ordinary
+// topic's, once the user gave schemas, through them (payload.wasm, called
+// by storage.wasm in the worker: Avro, Protobuf, JSON Schema, the
+// registry's framing), as kwire log --schemas reads them.
 import { $, el, status, showError, mb } from './dom.js';
 import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
@@ -90,7 +93,10 @@ const STREAM_ROWS = 1000;
 // show as they are listed, the status says how far the reading got, and
 // the files' descriptions (their problems, index checks) and the rest of
 // the records come at the end.
-export async function openStorage(files, topic, gen, where = null) {
+//
+// keep, when a record's id, is the record to show again once listed (the
+// files read again with the schemas given: payloads.js, again).
+export async function openStorage(files, topic, gen, where = null, keep = -1) {
   const what = (where && where.name ? where.name + ': ' : '') + files.length + ' storage file' + (files.length === 1 ? '' : 's');
   status('Reading ' + what + '…');
   setLink(null);
@@ -104,8 +110,13 @@ export async function openStorage(files, topic, gen, where = null) {
   drawWhere(where);
   $('st-title').textContent = what + ', reading…';
   $('st-files').replaceChildren();
-  $('st-record').replaceChildren();
+  if (keep < 0) $('st-record').replaceChildren();
   startRecords();
+  // pickFirst shows the record kept, once listed, else the first.
+  const pickFirst = (recs, last) => {
+    const k = keep >= 0 ? recs.find((r) => r.id === keep) : null;
+    return k || keep < 0 || last ? pickRecord(k ? k.id : recs[0].id) : null;
+  };
   let listed = 0, said = 0;
   const progress = (p) => {
     if (gen !== st.gen) return;
@@ -115,7 +126,7 @@ export async function openStorage(files, topic, gen, where = null) {
       const more = p.records.slice(0, STREAM_ROWS - s.drawn);
       appendRecords(more);
       s.drawn += more.length;
-      if (s.current < 0) pickRecord(p.records[0].id);
+      if (s.current < 0) pickFirst(p.records, false);
     }
     // The status at most five times a second: each change lays the page out.
     const now = performance.now();
@@ -143,7 +154,7 @@ export async function openStorage(files, topic, gen, where = null) {
   $('storage').hidden = false;
   const problems = r.files.reduce((n, f) => n + f.problems.length, 0);
   status(problems ? problems + ' problem' + (problems === 1 ? '' : 's') + ' found: see the flagged files.' : 'Read; no problem found.');
-  if (r.records.length && s.current < 0) await pickRecord(r.records[0].id);
+  if (r.records.length && s.current < 0) await pickFirst(r.records, true);
 }
 
 function drawFiles(files) {
@@ -238,6 +249,23 @@ function appendRecords(recs) {
     if (r.internalError) { tr.classList.add('pg-st-bad'); tr.title = 'Not decoded: ' + r.internalError; }
     const internal = r.internal ? parseExact(r.internal) : null;
     let key = r.key, value = r.value;
+    // An ordinary topic's key and value read with the schemas given
+    // (payload.wasm): decoded, in the frames' JSON form, or why not.
+    const notRead = [];
+    [key, value] = [['key', r.key, r.keyPayload], ['value', r.value, r.valuePayload]].map(([part, stored, p]) => {
+      if (!p) return stored;
+      if (p.decoded !== undefined && p.format !== 'json') return p.decoded;
+      if (p.decoded === undefined && p.warnings && p.warnings.length) {
+        notRead.push(part + ': ' + p.warnings[0]);
+        return '⚠ not decoded: ' + p.warnings[0] + ' — ' + stored;
+      }
+      return stored;
+    });
+    if (notRead.length) {
+      tr.classList.add('pg-st-bad');
+      tr.title = 'Not decoded: ' + notRead.join('; ');
+      tr.setAttribute('aria-label', tr.getAttribute('aria-label') + ', not decoded: ' + notRead.join('; '));
+    }
     if (internal) {
       // A part read by its schema shows decoded; one that was not (its
       // reading failed, or the other part's did first: "keyBytes",
@@ -282,6 +310,9 @@ export async function pickRecord(id) {
   // What failed and why, as kwire log's "error" says it: the part's bytes
   // are in its grid below, what was read of it in its tree.
   if (r.internalError) box.appendChild(el('p', 'pg-error', 'Not decoded: ' + r.internalError));
+  // What the payload decoders said of an ordinary topic's key and value
+  // (payload.wasm, with the schemas given): why one did not decode.
+  for (const p of r.parts) for (const w of p.warnings || []) box.appendChild(el('p', 'pg-error', 'The ' + p.name + ': ' + w));
   for (const p of r.parts) {
     const sec = el('section', 'pg-st-part');
     sec.appendChild(el('h3', '', p.name + (p.null ? ': null' : '')));

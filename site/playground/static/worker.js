@@ -355,6 +355,17 @@ async function schemas(names, texts, url, retryMs) {
   return J(K.schemas(names, texts, url, retryMs || 0));
 }
 
+// payloadHook is what storage.wasm reads an ordinary topic's keys and
+// values with once payload.wasm runs (the user gave schemas): its
+// kwirePayload (payloads, a batch's rows at a time, and payload, the
+// record drawn), with the schemas given, called synchronously in the
+// middle of a listing as kwire.wasm calls inflate.wasm; undefined before
+// (keys and values listed as stored). The page lists the files again
+// when schemas come after they were opened (payloads.js, again).
+function payloadHook() {
+  return K && K === self.kwirePayload ? self.kwirePayload : undefined;
+}
+
 self.onmessage = async (e) => {
   clearTimeout(warmTimer); // a request goes first
   const { id, op, args, slot } = e.data;
@@ -367,8 +378,12 @@ self.onmessage = async (e) => {
       // reports how far it got and the records listed so far.
       // folder: the files are all of a partition folder's.
       const [names, files, topic, folder] = args;
-      result = JX(await (await storageModule()).open(names, files, topic, (p) => self.postMessage({ id, progress: JX(p) }), !!folder));
-    } else if (op === 'storageRecord') result = JX(await (await storageModule()).record(...args));
+      const m = await storageModule();
+      result = JX(await m.open(names, files, topic, (p) => self.postMessage({ id, progress: JX(p) }), !!folder, payloadHook()));
+    } else if (op === 'storageRecord') {
+      const m = await storageModule();
+      result = JX(await m.record(args[0], payloadHook()));
+    }
     else if (op === 'schemas') result = await schemas(...args);
     else if (op === 'registryStatus') result = payloadReady ? J(self.kwirePayload.registryStatus()) : null;
     else {

@@ -1,0 +1,199 @@
+// A segment's record payloads in the playground's storage view, in real
+// Chromium: an ordinary topic's keys and values read with the schemas the
+// user gives (payload.wasm, which storage.wasm calls through the worker),
+// as kwire log --schemas reads them: the records table shows the decoded
+// values, a record's detail its fields (grid, tree, value JSON), a value
+// whose schema is missing says why. Schemas dropped beside a folder do not
+// hold its records back: they show at once, as stored, and are read again
+// once payload.wasm runs; schemas given after the files are open read them
+// again too. The values are written by avsc, a real Avro serializer, with
+// the schema registry's framing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { session } from './helpers-playground.mjs';
+import { batchOf, bigSegment } from './bigsegment.mjs';
+
+const require = createRequire(import.meta.url);
+const avro = require('avsc');
+
+const ID = 7, MISSING = 99;
+const schema = {
+  type: 'record', name: 'Order', namespace: 'com.acme',
+  fields: [{ name: 'customer', type: 'string' }, { name: 'amount', type: 'long' }],
+};
+const type = avro.Type.forSchema(schema);
+// framed is v written by avsc after the registry's framing: a zero byte,
+// the schema id (4 bytes, big-endian).
+const framed = (id, v) => {
+  const head = Buffer.alloc(5);
+  head.writeInt32BE(id, 1);
+  return Buffer.concat([head, type.toBuffer(v)]);
+};
+const evil = '<img src=x onerror="window.pwned=1">Ana';
+
+let dir, orders, schemaPath, big;
+const pg = session({
+  setup: async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kwire-storage-payloads-'));
+    orders = join(dir, 'orders-0');
+    await mkdir(orders);
+    const enc = new TextEncoder();
+    await writeFile(join(orders, '00000000000000000000.log'), batchOf([
+      { key: enc.encode('order-1'), value: framed(ID, { customer: evil, amount: 123456789 }) },
+      { key: enc.encode('order-2'), value: framed(ID, { customer: 'Bo', amount: 5 }) },
+      { key: enc.encode('order-3'), value: framed(MISSING, { customer: 'Cy', amount: 1 }) },
+      { key: enc.encode('plain'), value: enc.encode('hello') },
+    ]));
+    await mkdir(join(dir, 'beside'));
+    schemaPath = join(dir, 'beside', ID + '.avsc');
+    await writeFile(schemaPath, JSON.stringify(schema));
+  },
+  teardown: async () => { if (dir) await rm(dir, { recursive: true, force: true }); },
+});
+
+// drop drops paths (folders, files) on the page as the OS hands them over.
+async function drop(page, files) {
+  const cdp = await page.context().newCDPSession(page);
+  const data = { items: [], files, dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop']) await cdp.send('Input.dispatchDragEvent', { type, x: 300, y: 300, data });
+}
+
+// cells is the records table's rows: each cell's text.
+const cells = (page) => page.$$eval('#st-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+const decodedRows = (page) => page.waitForFunction(() => {
+  const tr = document.querySelector('#st-table tbody tr');
+  return tr && /"customer"/.test(tr.cells[3].textContent) && !/^Reading/.test(document.getElementById('status').textContent);
+}, null, { timeout: 120_000 });
+// detail waits for the record drawn to show what matches re, and
+// answers its text.
+const detail = (page, re) => page.waitForFunction((src) => {
+  const box = document.getElementById('st-record');
+  return new RegExp(src).test(box.textContent) && box.textContent;
+}, re.source, { timeout: 60_000 }).then((h) => h.jsonValue());
+
+test('a folder dropped with schemas beside it: its records show at once, then decoded with them; a missing schema says why', { timeout: 240_000 }, async () => {
+  // Not held: how long until the records show, and until they are decoded.
+  const quick = await pg.open();
+  let t0 = Date.now();
+  await drop(quick, [orders, schemaPath]);
+  await quick.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length === 4, null, { timeout: 60_000, polling: 10 });
+  const firstRows = Date.now() - t0;
+  await decodedRows(quick);
+  console.log('storage payloads: a folder dropped with a schema beside it: its records on screen ' + firstRows + ' ms after the drop, decoded ' + (Date.now() - t0) + ' ms after it (payload.wasm loaded meanwhile)');
+  await quick.close();
+
+  // payload.wasm held by the server: the records show all the same.
+  const page = await pg.open();
+  const gate = pg.server.holdFile('payload.wasm');
+  t0 = Date.now();
+  await drop(page, [orders, schemaPath]);
+  await page.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length === 4 && document.querySelectorAll('#st-record section').length === 2, null, { timeout: 60_000 })
+    .catch(() => assert.fail('the records wait for payload.wasm'));
+  await gate.asked;
+  let rows = await cells(page);
+  assert.match(rows[0][3], /^base64:/, 'as stored while payload.wasm loads');
+  assert.equal(rows[0][2], 'order-1');
+  assert.match(await page.textContent('#st-folder'), /Schemas taken for the record payloads \(the storage view's keys and values, and the frames and captures opened next\): 7\.avsc\./);
+  gate.release();
+
+  await decodedRows(page);
+  rows = await cells(page);
+  assert.equal(rows.length, 4);
+  assert.equal(rows[0][3], JSON.stringify({ customer: evil, amount: 123456789 }));
+  assert.equal(rows[1][3], '{"customer":"Bo","amount":5}');
+  assert.equal(rows[0][2], 'order-1', 'a key without framing or schema stays as stored');
+  assert.equal(rows[3][3], 'hello');
+  // The value whose schema is not among those given: why, in its row.
+  assert.match(rows[2][3], new RegExp('^⚠ not decoded: schema ' + MISSING + ' .*— base64:'));
+  const bad = await page.$$eval('#st-table tbody tr', (trs) => [trs[2].className, trs[2].title, trs[0].className]);
+  assert.equal(bad[0], 'pg-st-bad');
+  assert.match(bad[1], new RegExp('^Not decoded: value: schema ' + MISSING));
+  assert.equal(bad[2], '');
+
+  // The record shown is drawn again with its fields: tree, grid, JSON.
+  const first = await detail(page, /customer/);
+  assert.match(first, /amount/);
+  assert.match(first, /123456789/);
+  const json = JSON.parse(await page.textContent('#st-record pre'));
+  assert.deepEqual(json.key, { text: 'order-1' });
+  assert.equal(json.value.format, 'avro');
+  assert.equal(json.value.schemaId, ID);
+  assert.deepEqual(json.value.decoded, { customer: evil, amount: 123456789 });
+  assert.ok((await page.$$('#st-record .pg-st-grid .kw-cell')).length > 0, 'the value\'s bytes drawn');
+  assert.ok(await page.$$eval('#st-record .pg-st-tree li', (lis) => lis.some((li) => /^customer/.test(li.textContent))));
+
+  // The record whose schema is missing says why.
+  await page.click('#st-table tbody tr:nth-child(3)');
+  const missing = await detail(page, new RegExp('The value: schema ' + MISSING));
+  assert.doesNotMatch(missing, /customer/);
+  assert.equal(JSON.parse(await page.textContent('#st-record pre')).value.schemaId, MISSING);
+
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
+  assert.equal(await page.$$eval('#storage img', (x) => x.length), 0, 'decoded text is never markup');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('schemas given after the folder is open read its records again, the record shown kept', { timeout: 240_000 }, async () => {
+  const page = await pg.open();
+  await page.setInputFiles('#folder', orders);
+  await page.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length === 4 && document.querySelectorAll('#st-record section').length === 2 &&
+    !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 60_000 });
+  assert.match((await cells(page))[1][3], /^base64:/);
+  await page.click('#st-table tbody tr:nth-child(2)');
+  await detail(page, /order-2/);
+  assert.ok(!page.wasm.includes('payload.wasm'));
+
+  await page.click('#pay summary');
+  await page.setInputFiles('#pay-files', [schemaPath]);
+  await decodedRows(page);
+  assert.equal((await cells(page))[1][3], '{"customer":"Bo","amount":5}');
+  assert.equal(await page.$eval('#st-table tbody tr[aria-current]', (tr) => tr.dataset.record), '1', 'the record shown stays');
+  await detail(page, /customer/);
+  assert.deepEqual(JSON.parse(await page.textContent('#st-record pre')).value.decoded, { customer: 'Bo', amount: 5 });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// What reading the payloads costs a big listing (measured, not asserted
+// beyond its being listed): a segment of Avro values, 20,000 of its records
+// listed, with no schema given and then with the schema.
+test('a big segment of Avro values: listed with the schema given, streaming as without', { timeout: 300_000 }, async () => {
+  const enc = new TextEncoder();
+  const recs = [];
+  for (let i = 0; i < 200; i++) recs.push({ key: enc.encode('c-' + i), value: framed(ID, { customer: 'customer ' + i + ' '.padEnd(60, 'x'), amount: i }) });
+  const path = join(dir, 'big', '00000000000000000000.log');
+  await mkdir(join(dir, 'big'), { recursive: true });
+  const seg = await bigSegment(path, 16 << 20, 200, batchOf(recs));
+  big = seg;
+  const times = {};
+  for (const withSchema of [false, true, false, true]) {
+    const page = await pg.open();
+    if (withSchema) {
+      await page.click('#pay summary');
+      await page.setInputFiles('#pay-files', [schemaPath]);
+      await page.waitForFunction(() => +(document.body.dataset.schemas || 0) >= 1, null, { timeout: 120_000 });
+    }
+    const t0 = Date.now();
+    await page.setInputFiles('#file', [path]);
+    await page.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length > 0, null, { timeout: 120_000, polling: 10 });
+    const first = Date.now() - t0;
+    await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000, polling: 20 });
+    const done = Date.now() - t0;
+    const top = await page.$eval('#st-table tbody tr', (tr) => tr.cells[3].textContent);
+    if (withSchema) assert.equal(top, '{"customer":"customer 0 ' + 'x'.repeat(59) + '","amount":0}');
+    else assert.match(top, /^base64:/);
+    assert.equal((await page.$$('#st-table tbody tr')).length, 20000);
+    const k = withSchema ? 'with' : 'without';
+    times[k] = times[k] ? { first: Math.min(times[k].first, first), done: Math.min(times[k].done, done) } : { first, done };
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+  console.log('storage payloads: a ' + (big.size / 1e6).toFixed(1) + ' MB segment of ' + big.records.toLocaleString('en') + ' Avro records, 20,000 listed: first rows ' +
+    times.without.first + ' ms, all ' + times.without.done + ' ms without schemas; with the schema ' + times.with.first + ' ms, ' + times.with.done + ' ms (' +
+    ((times.with.done - times.without.done) * 1000 / 20000).toFixed(1) + ' µs a record listed)');
+});
