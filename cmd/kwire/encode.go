@@ -46,7 +46,7 @@ but bytes and records come from their own value, not their children.`,
 			return 2
 		}
 	default:
-		fail(e, "--as: expected hex, base64 or binary, found %q", *as)
+		fail(e, "--as must be hex, base64 or binary, not %q", *as)
 		return 2
 	}
 	ins, err := encodeInputs(e, args)

@@ -604,6 +604,29 @@ func TestContradictoryFlagsAreRefused(t *testing.T) {
 	}
 }
 
+// A flag that takes one of a few words refuses any other in the same
+// words whatever the command: "--FLAG must be A, B or C, not "X"", exit 2.
+// decode's --input said "input: unknown mode", encode's --as "--as:
+// expected ..., found".
+func TestChoiceFlagsRefusedAlike(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"decode", "--input", "hexx", "00"}, `--input must be auto, hex, base64 or binary, not "hexx"`},
+		{[]string{"encode", "--as", "hexx", "{}"}, `--as must be hex, base64 or binary, not "hexx"`},
+		{[]string{"decode", "--format", "yaml", "00"}, `--format must be json, ndjson, tree, grid or annotated, not "yaml"`},
+		{[]string{"check", "--format", "yaml"}, `--format must be text, json, ndjson or sarif, not "yaml"`},
+		{[]string{"batch", "--size", "maybe"}, `--size must be auto, yes or no, not "maybe"`},
+		{[]string{"pcap", "--progress", "sometimes", "kafka.pcap"}, `--progress must be auto, always or never, not "sometimes"`},
+	} {
+		out, errOut, code := runCLI(t, c.args, nil)
+		require.Equal(t, 2, code, c.args)
+		require.Empty(t, out, c.args)
+		require.Equal(t, "kwire: "+c.want+"\n", errOut, c.args)
+	}
+}
+
 // TestBadFlagNamesTheNearest: a flag mistyped by a letter or two, or cut
 // short, is named back as the flag there is, with the one line that says
 // where the rest are; a flag missing its value says so in kwire's words.
