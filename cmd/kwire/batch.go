@@ -34,6 +34,7 @@ import (
 type batchConfig struct {
 	ff       frameFlags
 	api      *schema.API // --api, or nil
+	mode     input.Mode  // --input, for the lines that are no line object
 	jo       jsonForm
 	pf       payloadFlags
 	payload  payloadHook
@@ -117,6 +118,14 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		return nil, "", 2
 	}
 	cfg.api = api
+	if cfg.mode, err = cfg.ff.inputMode(); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
+	if cfg.mode == input.Binary {
+		fail(e, "--input binary is not for kwire batch, which reads a frame a line of text: kwire decode --input binary reads a file of raw bytes")
+		return nil, "", 2
+	}
 	if cfg.jo, err = jf.options(); err != nil {
 		fail(e, "%v", err)
 		return nil, "", 2
@@ -608,7 +617,7 @@ func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool)
 			return lineError(dst, n, nil, `a line object needs "hex" or "base64"`), true
 		}
 	} else {
-		err = wk.frameFrom(line, input.Auto)
+		err = wk.frameFrom(line, wk.cfg.mode)
 		if err != nil && !errors.Is(err, input.ErrList) && (line[0] == '[' || line[0] == '"') && json.Valid(line) {
 			// JSON, but no line object: not hex either.
 			err = errors.New("a JSON line must be an object, not " + jsonKind(line[0]) + ` (a line is hex, base64, or {"hex":...})`)
