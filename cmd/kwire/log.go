@@ -75,8 +75,7 @@ func runLog(e *env, args []string) int {
 		return 2
 	}
 	if len(args) == 0 {
-		fail(e, "log: name a file or directory Kafka wrote")
-		printUsage(fs, e.stderr)
+		fail(e, "log: name a file or directory Kafka wrote, or - for standard input; kwire log --help lists its flags")
 		return 2
 	}
 	c.e = e

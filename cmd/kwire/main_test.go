@@ -644,6 +644,18 @@ func TestBatchInputFlag(t *testing.T) {
 	require.Equal(t, "kwire: --input binary is not for kwire batch, which reads a frame a line of text: kwire decode --input binary reads a file of raw bytes\n", errOut)
 }
 
+// A command run without what it needs says so in one line, with what to
+// do, and exits 2: kwire log printed its whole usage after the line, some
+// forty lines that scrolled the error away, as no other command does.
+func TestMissingArgumentIsOneLine(t *testing.T) {
+	for _, args := range [][]string{{"log"}, {"pcap"}, {"schema"}, {"example"}, {"completion"}, {"proxy"}} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 2, code, args)
+		require.Empty(t, out, args)
+		require.Regexp(t, `^kwire: [^\n]+\n$`, errOut, args)
+	}
+}
+
 // TestBadFlagNamesTheNearest: a flag mistyped by a letter or two, or cut
 // short, is named back as the flag there is, with the one line that says
 // where the rest are; a flag missing its value says so in kwire's words.
