@@ -59,8 +59,14 @@ but bytes and records come from their own value, not their children.`,
 	})
 	first, ok := next()
 	if !ok {
-		fail(e, "no JSON given")
-		return 2
+		// An empty input is a failed input, as kwire decode takes one
+		// (exit 1), not misuse; a file says which.
+		name := ""
+		if len(ins) == 1 {
+			name = ins[0].name
+		}
+		fail(e, "%sno JSON given", named(name))
+		return 1
 	}
 	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
 	second, more := next()

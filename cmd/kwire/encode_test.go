@@ -251,3 +251,22 @@ func TestEncodeStreamsAPipe(t *testing.T) {
 	_, ok := <-lines
 	require.False(t, ok)
 }
+
+// An input with no JSON in it (an empty file, a blank pipe) fails as an
+// input kwire decode finds empty fails: exit 1, the file named. It was
+// exit 2, misuse, and named no file.
+func TestEncodeEmptyInput(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "empty.json")
+	require.NoError(t, os.WriteFile(f, nil, 0o644))
+	out, errOut, code := runCLI(t, []string{"encode", f}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: "+f+": no JSON given\n", errOut)
+	_, decErr, decCode := runCLI(t, []string{"decode", f}, nil)
+	require.Equal(t, decCode, code, decErr)
+
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte("\n\n"))
+	require.Equal(t, 1, code, errOut)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: no JSON given\n", errOut)
+}
