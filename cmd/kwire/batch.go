@@ -160,6 +160,9 @@ const packetHead = 64 << 10
 // -X: a packet over many lines), which each line would fail as a frame.
 // It looks at packetHead bytes at most.
 func packetDump(head []byte, eof bool) bool {
+	if capturePassed(head, "", "") != nil {
+		return true // a pcap file: packets too, not lines
+	}
 	if len(head) > packetHead {
 		head, eof = head[:bytes.LastIndexByte(head[:packetHead], '\n')+1], false
 	}
@@ -308,6 +311,9 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 	// all of the input, of which text was read.
 	dump := func(text ...[]byte) error {
 		all := bytes.Join(text, nil)
+		if pc := capturePassed(all, b.file, "batch reads a frame a line"); pc != nil {
+			return namedError(anInput{name: b.file}, pc) // said without reading the rest
+		}
 		rest, err := io.ReadAll(in)
 		if err != nil {
 			return err

@@ -493,6 +493,13 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 			status = 1
 			continue
 		}
+		if form == input.FormatBinary && c.mode == input.Auto {
+			if pc := capturePassed(raw, in.name, "decode reads frames"); pc != nil {
+				fail(e, "%v", namedError(in, pc))
+				status = 1
+				continue
+			}
+		}
 		if form == input.FormatHexJSON {
 			fail(e, "%v", namedError(in, errors.New("the JSON after the line of hex (kwire example's output) is passed over: the hex is the frame")))
 		}

@@ -58,6 +58,26 @@ func manyPackets(raw []byte, name, reads string) error {
 		name + " applies the protocol rules to them")
 }
 
+// capturePassed is the error of kwire decode and kwire batch for raw,
+// an input that starts as a pcap or pcapng file does (nil for any
+// other): a capture, which kwire pcap and kwire check read. No frame
+// starts so: its size would be negative or over 100 MiB. name is the
+// file's, "" for standard input.
+func capturePassed(raw []byte, name, reads string) error {
+	if len(raw) < 4 || !isCapture(raw[:4]) || raw[0] == 0x1f {
+		return nil // gzip's magic: maybe a capture, maybe not
+	}
+	kind := "pcap"
+	if raw[0] == 0x0a {
+		kind = "pcapng"
+	}
+	if name == "" {
+		name = "-"
+	}
+	return errors.New("a " + kind + " capture, not frames: " + reads + "; kwire pcap " + name +
+		" decodes the Kafka conversations it holds, and kwire check " + name + " applies the protocol rules to them")
+}
+
 // captureIn is the capture kwire pcap and kwire check read from in:
 // itself, or, for a text dump of whole packets, a pcapng of its packets,
 // said on stderr. A text that is no such dump is no capture either.
