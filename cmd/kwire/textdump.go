@@ -84,6 +84,11 @@ func capturePassed(raw []byte, name, reads string) error {
 func captureIn(stderr io.Writer, file string, in io.Reader) (io.Reader, error) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(4)
+	if len(head) == 4 && !isCapture(head) && !textStart(head) {
+		// Bytes, no capture: a frame file, most often. (The capture
+		// reader's "unknown magic" gave them as a little-endian number.)
+		return nil, fmt.Errorf("%w: it starts % x, no capture file's magic: kwire decode reads frames, and kwire check their protocol rules", capture.ErrFormat, head)
+	}
 	if isCapture(head) || !textStart(head) {
 		return br, nil // the capture reader says what it is not
 	}
