@@ -167,7 +167,17 @@ func encodeDoc(v any, opts codec.EncodeOptions) ([]byte, error) {
 		}
 		v = val
 	}
-	return encodeAny(v, opts)
+	b, err := encodeAny(v, opts)
+	// An apiName no API has is said with the name meant, as --api says it.
+	var ee *codec.EncodeError
+	if errors.As(err, &ee) && ee.Path == "apiName" {
+		if q, ok := strings.CutPrefix(ee.Msg, "unknown API "); ok {
+			if name, uerr := strconv.Unquote(q); uerr == nil {
+				ee.Msg = unknownAPI(name)
+			}
+		}
+	}
+	return b, err
 }
 
 // countOf is how many of args are a.

@@ -270,3 +270,17 @@ func TestEncodeEmptyInput(t *testing.T) {
 	require.Empty(t, out)
 	require.Equal(t, "kwire: no JSON given\n", errOut)
 }
+
+// An apiName no API has names the API meant, as --api and a batch line's
+// "api" do: "unknown API "ApiVersion"" alone left the user to find the
+// missing s in kwire apis' hundred lines.
+func TestEncodeUnknownAPINameSaysTheNearest(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"encode", `{"apiName":"ApiVersion","apiVersion":3,"body":{}}`}, nil)
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: apiName: unknown API \"ApiVersion\" (did you mean ApiVersions? kwire apis lists them)\n", errOut)
+	out, _, code = runCLI(t, []string{"encode"}, []byte(`{"apiName":"Metdata","apiVersion":3,"body":{}}`+"\n"+`{"apiName":"Zzzz","apiVersion":3,"body":{}}`+"\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, `{"line":1,"error":{"path":"apiName","message":"unknown API \"Metdata\" (did you mean Metadata? kwire apis lists them)"}}`+"\n"+
+		`{"line":2,"error":{"path":"apiName","message":"unknown API \"Zzzz\" (run kwire apis)"}}`+"\n", out)
+}
