@@ -620,6 +620,10 @@ func TestChoiceFlagsRefusedAlike(t *testing.T) {
 		{[]string{"check", "--format", "yaml"}, `--format must be text, json, ndjson or sarif, not "yaml"`},
 		{[]string{"batch", "--size", "maybe"}, `--size must be auto, yes or no, not "maybe"`},
 		{[]string{"pcap", "--progress", "sometimes", "kafka.pcap"}, `--progress must be auto, always or never, not "sometimes"`},
+		// Said before the file is opened, as decode and check say it.
+		{[]string{"pcap", "--progress", "sometimes", "nope.pcap"}, `--progress must be auto, always or never, not "sometimes"`},
+		{[]string{"batch", "--progress", "sometimes", "nope.hex"}, `--progress must be auto, always or never, not "sometimes"`},
+		{[]string{"decode", "--progress", "sometimes", "nope.bin"}, `--progress must be auto, always or never, not "sometimes"`},
 	} {
 		out, errOut, code := runCLI(t, c.args, nil)
 		require.Equal(t, 2, code, c.args)
