@@ -34,6 +34,7 @@ import (
 type batchConfig struct {
 	ff       frameFlags
 	api      *schema.API // --api, or nil
+	mode     input.Mode  // --input, for the lines that are no line object
 	jo       jsonForm
 	pf       payloadFlags
 	payload  payloadHook
@@ -117,6 +118,14 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		return nil, "", 2
 	}
 	cfg.api = api
+	if cfg.mode, err = cfg.ff.inputMode(); err != nil {
+		fail(e, "%v", err)
+		return nil, "", 2
+	}
+	if cfg.mode == input.Binary {
+		fail(e, "--input binary is not for kwire batch, which reads a frame a line of text: kwire decode --input binary reads a file of raw bytes")
+		return nil, "", 2
+	}
 	if cfg.jo, err = jf.options(); err != nil {
 		fail(e, "%v", err)
 		return nil, "", 2
@@ -151,6 +160,9 @@ const packetHead = 64 << 10
 // -X: a packet over many lines), which each line would fail as a frame.
 // It looks at packetHead bytes at most.
 func packetDump(head []byte, eof bool) bool {
+	if capturePassed(head, "", "") != nil {
+		return true // a pcap file: packets too, not lines
+	}
 	if len(head) > packetHead {
 		head, eof = head[:bytes.LastIndexByte(head[:packetHead], '\n')+1], false
 	}
@@ -299,6 +311,9 @@ func (b *batchRun) readChunks(in io.Reader, send func(batchChunk), pool *sync.Po
 	// all of the input, of which text was read.
 	dump := func(text ...[]byte) error {
 		all := bytes.Join(text, nil)
+		if pc := capturePassed(all, b.file, "batch reads a frame a line"); pc != nil {
+			return namedError(anInput{name: b.file}, pc) // said without reading the rest
+		}
 		rest, err := io.ReadAll(in)
 		if err != nil {
 			return err
@@ -608,7 +623,7 @@ func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool)
 			return lineError(dst, n, nil, `a line object needs "hex" or "base64"`), true
 		}
 	} else {
-		err = wk.frameFrom(line, input.Auto)
+		err = wk.frameFrom(line, wk.cfg.mode)
 		if err != nil && !errors.Is(err, input.ErrList) && (line[0] == '[' || line[0] == '"') && json.Valid(line) {
 			// JSON, but no line object: not hex either.
 			err = errors.New("a JSON line must be an object, not " + jsonKind(line[0]) + ` (a line is hex, base64, or {"hex":...})`)

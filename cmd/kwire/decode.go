@@ -252,6 +252,16 @@ func (f *frameFlags) sizeMode() (input.SizeMode, error) {
 
 // check refuses flags that contradict each other or take no such value:
 // misuse, before any input is read.
+// inputMode is --input's form, refused in the words every choice flag
+// is refused in.
+func (f *frameFlags) inputMode() (input.Mode, error) {
+	m, err := input.ParseMode(f.input)
+	if err != nil {
+		return m, errorf("--input must be auto, hex, base64 or binary, not %q", f.input)
+	}
+	return m, nil
+}
+
 func (f *frameFlags) check() error {
 	if f.request && f.response {
 		return errorf("--request and --response exclude each other")
@@ -483,6 +493,13 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 			status = 1
 			continue
 		}
+		if form == input.FormatBinary && c.mode == input.Auto {
+			if pc := capturePassed(raw, in.name, "decode reads frames"); pc != nil {
+				fail(e, "%v", namedError(in, pc))
+				status = 1
+				continue
+			}
+		}
 		if form == input.FormatHexJSON {
 			fail(e, "%v", namedError(in, errors.New("the JSON after the line of hex (kwire example's output) is passed over: the hex is the frame")))
 		}
@@ -636,7 +653,7 @@ func (c *decodeCmd) check(e *env, color string, jf *jsonFlags) error {
 	if c.api, err = c.ff.resolve(); err != nil {
 		return err
 	}
-	if c.mode, err = input.ParseMode(c.ff.input); err != nil {
+	if c.mode, err = c.ff.inputMode(); err != nil {
 		return err
 	}
 	switch c.format {

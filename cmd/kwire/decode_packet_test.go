@@ -50,3 +50,27 @@ func TestDecodeWholePacket(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, errOut)
 }
+
+// A pcap or pcapng file given to kwire decode or kwire batch, a natural
+// first try, is said to be the capture it is, with the commands that read
+// it, as a text dump of packets is: it was read as a frame whose size
+// (the file's magic) is 1,295,823,521 bytes, or as 22 lines that fail.
+func TestDecodeAndBatchSayACaptureIsOne(t *testing.T) {
+	pcapng, err := os.ReadFile(filepath.Join(workDir, "kfake-clients.pcapng"))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		args  []string
+		stdin []byte
+		want  string
+	}{
+		{[]string{"decode", "kafka.pcap"}, nil, "kwire: kafka.pcap: a pcap capture, not frames: decode reads frames; kwire pcap kafka.pcap decodes the Kafka conversations it holds, and kwire check kafka.pcap applies the protocol rules to them\n"},
+		{[]string{"decode"}, pcapng, "kwire: a pcapng capture, not frames: decode reads frames; kwire pcap - decodes the Kafka conversations it holds, and kwire check - applies the protocol rules to them\n"},
+		{[]string{"batch", "kafka.pcap"}, nil, "kwire: kafka.pcap: a pcap capture, not frames: batch reads a frame a line; kwire pcap kafka.pcap decodes the Kafka conversations it holds, and kwire check kafka.pcap applies the protocol rules to them\n"},
+		{[]string{"batch"}, pcapng, "kwire: a pcapng capture, not frames: batch reads a frame a line; kwire pcap - decodes the Kafka conversations it holds, and kwire check - applies the protocol rules to them\n"},
+	} {
+		out, errOut, code := runCLI(t, c.args, c.stdin)
+		require.Equal(t, 1, code, c.args)
+		require.Empty(t, out, c.args)
+		require.Equal(t, c.want, errOut, c.args)
+	}
+}

@@ -46,7 +46,7 @@ but bytes and records come from their own value, not their children.`,
 			return 2
 		}
 	default:
-		fail(e, "--as: expected hex, base64 or binary, found %q", *as)
+		fail(e, "--as must be hex, base64 or binary, not %q", *as)
 		return 2
 	}
 	ins, err := encodeInputs(e, args)
@@ -59,8 +59,14 @@ but bytes and records come from their own value, not their children.`,
 	})
 	first, ok := next()
 	if !ok {
-		fail(e, "no JSON given")
-		return 2
+		// An empty input is a failed input, as kwire decode takes one
+		// (exit 1), not misuse; a file says which.
+		name := ""
+		if len(ins) == 1 {
+			name = ins[0].name
+		}
+		fail(e, "%sno JSON given", named(name))
+		return 1
 	}
 	opts := codec.EncodeOptions{NoSizePrefix: *noSize}
 	second, more := next()
@@ -161,7 +167,17 @@ func encodeDoc(v any, opts codec.EncodeOptions) ([]byte, error) {
 		}
 		v = val
 	}
-	return encodeAny(v, opts)
+	b, err := encodeAny(v, opts)
+	// An apiName no API has is said with the name meant, as --api says it.
+	var ee *codec.EncodeError
+	if errors.As(err, &ee) && ee.Path == "apiName" {
+		if q, ok := strings.CutPrefix(ee.Msg, "unknown API "); ok {
+			if name, uerr := strconv.Unquote(q); uerr == nil {
+				ee.Msg = unknownAPI(name)
+			}
+		}
+	}
+	return b, err
 }
 
 // countOf is how many of args are a.

@@ -42,7 +42,7 @@ func TestEncodeAs(t *testing.T) {
 	// What is not a form is refused.
 	_, errOut, code = runCLI(t, []string{"encode", "--as", "octal", apiVersionsJSON}, nil)
 	require.Equal(t, 2, code)
-	require.Contains(t, errOut, `--as: expected hex, base64 or binary, found "octal"`)
+	require.Equal(t, "kwire: --as must be hex, base64 or binary, not \"octal\"\n", errOut)
 }
 
 // TestEncodeAsBinaryNotToATerminal: raw bytes are not written to a

@@ -251,3 +251,36 @@ func TestEncodeStreamsAPipe(t *testing.T) {
 	_, ok := <-lines
 	require.False(t, ok)
 }
+
+// An input with no JSON in it (an empty file, a blank pipe) fails as an
+// input kwire decode finds empty fails: exit 1, the file named. It was
+// exit 2, misuse, and named no file.
+func TestEncodeEmptyInput(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "empty.json")
+	require.NoError(t, os.WriteFile(f, nil, 0o644))
+	out, errOut, code := runCLI(t, []string{"encode", f}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: "+f+": no JSON given\n", errOut)
+	_, decErr, decCode := runCLI(t, []string{"decode", f}, nil)
+	require.Equal(t, decCode, code, decErr)
+
+	out, errOut, code = runCLI(t, []string{"encode"}, []byte("\n\n"))
+	require.Equal(t, 1, code, errOut)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: no JSON given\n", errOut)
+}
+
+// An apiName no API has names the API meant, as --api and a batch line's
+// "api" do: "unknown API "ApiVersion"" alone left the user to find the
+// missing s in kwire apis' hundred lines.
+func TestEncodeUnknownAPINameSaysTheNearest(t *testing.T) {
+	out, errOut, code := runCLI(t, []string{"encode", `{"apiName":"ApiVersion","apiVersion":3,"body":{}}`}, nil)
+	require.Equal(t, 1, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: apiName: unknown API \"ApiVersion\" (did you mean ApiVersions? kwire apis lists them)\n", errOut)
+	out, _, code = runCLI(t, []string{"encode"}, []byte(`{"apiName":"Metdata","apiVersion":3,"body":{}}`+"\n"+`{"apiName":"Zzzz","apiVersion":3,"body":{}}`+"\n"))
+	require.Equal(t, 1, code)
+	require.Equal(t, `{"line":1,"error":{"path":"apiName","message":"unknown API \"Metdata\" (did you mean Metadata? kwire apis lists them)"}}`+"\n"+
+		`{"line":2,"error":{"path":"apiName","message":"unknown API \"Zzzz\" (run kwire apis)"}}`+"\n", out)
+}

@@ -157,6 +157,62 @@ func TestPcapInterrupted(t *testing.T) {
 	require.Contains(t, errOut, "interrupted (SIGTERM)")
 }
 
+// Ctrl-C while kwire pcap and kwire check wait on a pipe that has sent
+// nothing yet (a tcpdump that has seen no packet), or no whole packet of
+// a text dump, stops them as at the input's end: exit status 130, saying
+// so. kwire pcap, reading the capture's first bytes to tell a pcap from
+// a text dump, waited on, the signal caught and never acted on, until a
+// second Ctrl-C killed it.
+func TestInterruptedBeforeAnyByte(t *testing.T) {
+	const textLine = "12:00:00.000000 IP 127.0.0.1.50000 > 127.0.0.1.9092: Flags [P.], length 31\n"
+	for _, tc := range []struct {
+		args  []string
+		first string // written before the pipe goes quiet
+	}{
+		{[]string{"pcap", "-"}, ""},
+		{[]string{"pcap", "--summary", "-"}, ""},
+		{[]string{"check", "-"}, ""},
+		{[]string{"pcap", "-"}, textLine},
+		{[]string{"check", "-"}, textLine},
+	} {
+		name := "kwire " + strings.Join(tc.args, " ")
+		// A signal that comes before kwire catches it ends the process
+		// as it ends any: the wait grows until kwire was ready for it.
+		var ee *exec.ExitError
+		var errOut string
+		for _, wait := range []time.Duration{300 * time.Millisecond, time.Second, 3 * time.Second} {
+			cmd, stdin, stdout, errb := startKwire(t, true, tc.args...)
+			_, err := io.WriteString(stdin, tc.first)
+			require.NoError(t, err)
+			time.Sleep(wait) // waiting on the quiet pipe
+			require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+			done := make(chan error, 1)
+			go func() {
+				io.Copy(io.Discard, stdout)
+				done <- cmd.Wait()
+			}()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Fatalf("%s still waiting 10 s after SIGINT; stderr: %s", name, errb.String())
+			}
+			stdin.Close()
+			var ok bool
+			ee, ok = err.(*exec.ExitError)
+			require.True(t, ok, "%s: exit status 0 after the signal: %v", name, err)
+			errOut = errb.String()
+			if ee.Exited() {
+				break
+			}
+		}
+		require.True(t, ee.Exited(), "%s: ended by the signal, not by kwire: %v; stderr: %s", name, ee, errOut)
+		require.Equal(t, 130, ee.ExitCode(), "%s: %s", name, errOut)
+		require.Contains(t, errOut, "interrupted (SIGINT)", name)
+	}
+}
+
 // Ctrl-C during kwire check prints the findings so far, in the order
 // they come, and says where the judging stopped; exit status 130.
 func TestCheckInterrupted(t *testing.T) {

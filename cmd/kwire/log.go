@@ -75,8 +75,7 @@ func runLog(e *env, args []string) int {
 		return 2
 	}
 	if len(args) == 0 {
-		fail(e, "log: name a file or directory Kafka wrote")
-		printUsage(fs, e.stderr)
+		fail(e, "log: name a file or directory Kafka wrote, or - for standard input; kwire log --help lists its flags")
 		return 2
 	}
 	c.e = e
@@ -720,8 +719,8 @@ func txnProblemList(ss *segmentSummary) []txnProblem {
 		if t.Aborts == 0 {
 			return nil
 		}
-		return []txnProblem{{-1, "no .txnindex beside the segment, which holds " + strconv.Itoa(t.Aborts) +
-			" ABORT marker(s): Kafka writes an entry for each aborted transaction whose marker is in the segment (read_committed consumers rely on them to skip its records)"}}
+		return []txnProblem{{-1, "no .txnindex beside the segment, which holds " + plural(t.Aborts, "ABORT marker") +
+			": Kafka writes an entry for each aborted transaction whose marker is in the segment (read_committed consumers rely on them to skip its records)"}}
 	}
 	var out []txnProblem
 	for _, pr := range t.Problems {

@@ -79,7 +79,7 @@ func TestLogAbortMarkerWithoutTxnIndex(t *testing.T) {
 	require.Equal(t, 1, code, "%s%s", errOut, out)
 	probs := ofKind(logLines(t, out), "txnindex-problem")
 	require.Len(t, probs, 1, out)
-	require.Contains(t, probs[0]["problem"], "no .txnindex beside the segment, which holds 1 ABORT marker")
+	require.Contains(t, probs[0]["problem"], "no .txnindex beside the segment, which holds 1 ABORT marker: ")
 
 	dir = txnPartition(t, storagedata.AbortedTxn(0, 7, 0, 2, 3))
 	out, errOut, code = runCLI(t, []string{"log", "--summary", "--strict", dir}, nil)

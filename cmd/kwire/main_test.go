@@ -604,6 +604,62 @@ func TestContradictoryFlagsAreRefused(t *testing.T) {
 	}
 }
 
+// A flag that takes one of a few words refuses any other in the same
+// words whatever the command: "--FLAG must be A, B or C, not "X"", exit 2.
+// decode's --input said "input: unknown mode", encode's --as "--as:
+// expected ..., found", and kwire batch took any --input and ignored it.
+func TestChoiceFlagsRefusedAlike(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"decode", "--input", "hexx", "00"}, `--input must be auto, hex, base64 or binary, not "hexx"`},
+		{[]string{"batch", "--input", "hexx"}, `--input must be auto, hex, base64 or binary, not "hexx"`},
+		{[]string{"encode", "--as", "hexx", "{}"}, `--as must be hex, base64 or binary, not "hexx"`},
+		{[]string{"decode", "--format", "yaml", "00"}, `--format must be json, ndjson, tree, grid or annotated, not "yaml"`},
+		{[]string{"check", "--format", "yaml"}, `--format must be text, json, ndjson or sarif, not "yaml"`},
+		{[]string{"batch", "--size", "maybe"}, `--size must be auto, yes or no, not "maybe"`},
+		{[]string{"pcap", "--progress", "sometimes", "kafka.pcap"}, `--progress must be auto, always or never, not "sometimes"`},
+		// Said before the file is opened, as decode and check say it.
+		{[]string{"pcap", "--progress", "sometimes", "nope.pcap"}, `--progress must be auto, always or never, not "sometimes"`},
+		{[]string{"batch", "--progress", "sometimes", "nope.hex"}, `--progress must be auto, always or never, not "sometimes"`},
+		{[]string{"decode", "--progress", "sometimes", "nope.bin"}, `--progress must be auto, always or never, not "sometimes"`},
+	} {
+		out, errOut, code := runCLI(t, c.args, nil)
+		require.Equal(t, 2, code, c.args)
+		require.Empty(t, out, c.args)
+		require.Equal(t, "kwire: "+c.want+"\n", errOut, c.args)
+	}
+}
+
+// kwire batch reads its lines as --input says, as kwire decode reads its
+// input: in brackets, values of two digits are decimal by default and
+// hex with --input hex. Binary is no form for lines of text.
+func TestBatchInputFlag(t *testing.T) {
+	const line = "[10 20 30 40 50 60 70 80 90]\n"
+	args := []string{"batch", "--response", "--api", "ApiVersions", "--version", "0", "--no-size"}
+	out, _, _ := runCLI(t, args, []byte(line))
+	require.Contains(t, out, `"correlationId":169090600`) // 0x0a141e28: decimal
+	out, _, _ = runCLI(t, append(args, "--input", "hex"), []byte(line))
+	require.Contains(t, out, `"correlationId":270544960`) // 0x10203040: hex
+	out, errOut, code := runCLI(t, []string{"batch", "--input", "binary"}, []byte(line))
+	require.Equal(t, 2, code)
+	require.Empty(t, out)
+	require.Equal(t, "kwire: --input binary is not for kwire batch, which reads a frame a line of text: kwire decode --input binary reads a file of raw bytes\n", errOut)
+}
+
+// A command run without what it needs says so in one line, with what to
+// do, and exits 2: kwire log printed its whole usage after the line, some
+// forty lines that scrolled the error away, as no other command does.
+func TestMissingArgumentIsOneLine(t *testing.T) {
+	for _, args := range [][]string{{"log"}, {"pcap"}, {"schema"}, {"example"}, {"completion"}, {"proxy"}} {
+		out, errOut, code := runCLI(t, args, nil)
+		require.Equal(t, 2, code, args)
+		require.Empty(t, out, args)
+		require.Regexp(t, `^kwire: [^\n]+\n$`, errOut, args)
+	}
+}
+
 // TestBadFlagNamesTheNearest: a flag mistyped by a letter or two, or cut
 // short, is named back as the flag there is, with the one line that says
 // where the rest are; a flag missing its value says so in kwire's words.

@@ -158,16 +158,16 @@ func runPcap(e *env, args []string) int {
 		in = &countingReader{r: in, p: run.prog}
 	}
 	in = stopReader{in, e} // a failed write ends the reading
+	// Ctrl-C ends the reading as the capture's end would (interrupt.go),
+	// the wait for the first bytes, which tell a pcap from a text, too.
+	in = it.reader(in)
 	// A text dump of packets (tshark -x, tcpdump -X) is a capture: read
 	// whole from a file, as it comes from standard input.
 	in, err := captureIn(run.stderr, cfg.file, in)
-	if err != nil {
-		run.prog.finish()
-		fail(e, "%s: %v", cfg.file, err)
-		return 1
+	var res *capture.Result
+	if err == nil {
+		res, err = run.decode(in)
 	}
-	// Ctrl-C ends the reading as the capture's end would (interrupt.go).
-	res, err := run.decode(it.reader(in))
 	run.prog.finishAt(it.interrupted())
 	if it.interrupted() && errors.Is(err, capture.ErrStopped) {
 		fail(e, "%s: interrupted (%s) before the capture's first packet", cfg.file, it.name())

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -108,4 +113,36 @@ func TestPcapDirectory(t *testing.T) {
 		require.Empty(t, out, cmd)
 		require.Equal(t, "kwire: read "+dir+": is a directory\n", errOut, cmd)
 	}
+}
+
+// A file of frames given to kwire pcap (binary, as kwire encode --as
+// binary writes it) says its first bytes in their order and which
+// commands read frames; the capture reader said "unknown magic c5000000",
+// the bytes 00 00 00 c5 read as a little-endian number, and no more.
+// Compressed, the capture reader says the bytes so too.
+func TestPcapOfFramesSaysDecode(t *testing.T) {
+	frame := exampleFrame(t, "Produce", 9, false, 7)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "frame.bin")
+	require.NoError(t, os.WriteFile(f, frame, 0o644))
+	start := fmt.Sprintf("% x", frame[:4])
+	for _, c := range []struct {
+		args  []string
+		stdin []byte
+		name  string
+	}{{[]string{"pcap", f}, nil, f}, {[]string{"pcap", "-"}, frame, "-"}} {
+		out, errOut, code := runCLI(t, c.args, c.stdin)
+		require.Equal(t, 1, code, errOut)
+		require.Empty(t, out)
+		require.Equal(t, "kwire: "+c.name+": capture: not a pcap or pcapng file: it starts "+start+", no capture file's magic: kwire decode reads frames, and kwire check their protocol rules\n", errOut)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(frame)
+	require.NoError(t, zw.Close())
+	gzf := filepath.Join(dir, "frame.bin.gz")
+	require.NoError(t, os.WriteFile(gzf, gz.Bytes(), 0o644))
+	_, errOut, code := runCLI(t, []string{"pcap", gzf}, nil)
+	require.Equal(t, 1, code, errOut)
+	require.Equal(t, "kwire: "+gzf+": capture: not a pcap or pcapng file: it starts "+start+", no capture file's magic\n", errOut)
 }

@@ -54,6 +54,13 @@ func progressOn(mode string, total int64, e *env, streams bool) (bool, error) {
 // command's exit status: 1 for the file, 2 for the flag; else -1, and
 // done closes the file.
 func openStreamed(e *env, name, mode, unit string, streams bool) (in io.Reader, p *progress, done func(), status int) {
+	if _, err := progressOn(mode, -1, e, streams); err != nil {
+		// Misuse is said before the file is opened, as the other
+		// commands check their flags first: a wrong flag and a missing
+		// file said the file, exit 1.
+		fail(e, "%v", err)
+		return nil, nil, nil, 2
+	}
 	in, done = e.stdin, func() {}
 	if name != "" {
 		f, err := os.Open(name)

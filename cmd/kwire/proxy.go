@@ -304,7 +304,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	}
 	p, err := proxy.New(pc)
 	if err != nil {
-		fail(e, "%v", strings.TrimPrefix(err.Error(), "proxy: "))
+		fail(e, "%v", strings.TrimPrefix(listenError("--listen", c.listen, err).Error(), "proxy: "))
 		return 1
 	}
 	r.p = p
@@ -719,7 +719,7 @@ func (r *proxyRun) serveWeb(ctx context.Context) (<-chan error, error) {
 	}
 	ln, err := net.Listen("tcp", r.cfg.web)
 	if err != nil {
-		return nil, err
+		return nil, listenError("--web", r.cfg.web, err)
 	}
 	r.feed = &proxy.Feed{}
 	mux := http.NewServeMux()

@@ -54,7 +54,7 @@ func runServe(e *env, args []string) int {
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fail(e, "%v", err)
+		fail(e, "%v", listenError("--addr", *addr, err))
 		return 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -757,4 +757,16 @@ func acceptsEncoding(values []string, coding string) bool {
 		}
 	}
 	return star
+}
+
+// listenError is err, listening on addr (the value of flag) failed, said
+// with what to do when the address is taken (another kwire proxy or
+// serve on the default address, most often): Go's "bind: address already
+// in use" named neither the flag nor a way out.
+func listenError(flag, addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return errors.New(flag + " " + addr + ": the address is already in use: stop what listens there, or give " +
+			flag + " another HOST:PORT (port 0 picks a free one)")
+	}
+	return err
 }

@@ -960,3 +960,29 @@ func TestCapVictimOrder(t *testing.T) {
 	delete(l.conns, idle)
 	require.Nil(t, l.victim(), "no connection may be closed")
 }
+
+// An address already taken is said with the flag that named it and what
+// to do, for each of the servers: kwire proxy's --listen and --web,
+// kwire serve's --addr. Go's own "listen tcp ...: bind: address already
+// in use" named no flag, and, for the default address, gave a user who
+// never typed it nothing to change.
+func TestListenAddressInUse(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer held.Close()
+	addr := held.Addr().String()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.html"), []byte("hi"), 0o644))
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"proxy", "--upstream", addr, "--listen", addr}, "--listen"},
+		{[]string{"proxy", "--upstream", addr, "--listen", "127.0.0.1:0", "--web", addr, "--web-dir", dir}, "--web"},
+		{[]string{"serve", "--dir", dir, "--addr", addr}, "--addr"},
+	} {
+		_, errOut, code := runCLI(t, c.args, nil)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "kwire: "+c.flag+" "+addr+": the address is already in use: stop what listens there, or give "+c.flag+" another HOST:PORT (port 0 picks a free one)\n", c.args)
+	}
+}

@@ -58,12 +58,37 @@ func manyPackets(raw []byte, name, reads string) error {
 		name + " applies the protocol rules to them")
 }
 
+// capturePassed is the error of kwire decode and kwire batch for raw,
+// an input that starts as a pcap or pcapng file does (nil for any
+// other): a capture, which kwire pcap and kwire check read. No frame
+// starts so: its size would be negative or over 100 MiB. name is the
+// file's, "" for standard input.
+func capturePassed(raw []byte, name, reads string) error {
+	if len(raw) < 4 || !isCapture(raw[:4]) || raw[0] == 0x1f {
+		return nil // gzip's magic: maybe a capture, maybe not
+	}
+	kind := "pcap"
+	if raw[0] == 0x0a {
+		kind = "pcapng"
+	}
+	if name == "" {
+		name = "-"
+	}
+	return errors.New("a " + kind + " capture, not frames: " + reads + "; kwire pcap " + name +
+		" decodes the Kafka conversations it holds, and kwire check " + name + " applies the protocol rules to them")
+}
+
 // captureIn is the capture kwire pcap and kwire check read from in:
 // itself, or, for a text dump of whole packets, a pcapng of its packets,
 // said on stderr. A text that is no such dump is no capture either.
 func captureIn(stderr io.Writer, file string, in io.Reader) (io.Reader, error) {
 	br := bufio.NewReaderSize(in, 64<<10)
 	head, _ := br.Peek(4)
+	if len(head) == 4 && !isCapture(head) && !textStart(head) {
+		// Bytes, no capture: a frame file, most often. (The capture
+		// reader's "unknown magic" gave them as a little-endian number.)
+		return nil, fmt.Errorf("%w: it starts % x, no capture file's magic: kwire decode reads frames, and kwire check their protocol rules", capture.ErrFormat, head)
+	}
 	if isCapture(head) || !textStart(head) {
 		return br, nil // the capture reader says what it is not
 	}

@@ -202,7 +202,7 @@ func (c *Checker) connRules(a *analysis, cs *connState) {
 		switch {
 		case x.Response != nil:
 			c.add(ConnOrder, a.where(Response), "the response came after the response to correlation id "+itoa(int(x.OvertakenBy))+", a later request",
-				"responses in request order", "answered after "+itoa(x.Overtaken)+" later request(s)")
+				"responses in request order", "answered after "+later(x.Overtaken))
 		case !x.Evicted && x.Gaps == 0 && cn.FromStart:
 			c.add(ConnOrder, a.where(Request), "the request was never answered, though later requests were (the first with correlation id "+itoa(int(x.OvertakenBy))+")",
 				"responses in request order", "no response")

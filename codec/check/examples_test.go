@@ -798,3 +798,25 @@ func TestProducedBaseOffsetIsZero(t *testing.T) {
 	fs = Check(FromFrames(fr(produce(9, 1, nil, b.bytes()), produceOK(9, 1, 0))))
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
 }
+
+// TestOrderCountsLaterRequests: conn.order's found counts the later
+// requests answered first in words that agree with the count ("1 later
+// request"), not "1 later request(s)".
+func TestOrderCountsLaterRequests(t *testing.T) {
+	for _, c := range []struct {
+		frames [][]byte
+		found  string
+	}{
+		{fr(metadataReq(9, 1, "orders"), metadataReq(9, 2, "orders"), metadataRsp(9, 2), metadataRsp(9, 1)), "answered after 1 later request"},
+		{fr(metadataReq(9, 1, "orders"), metadataReq(9, 2, "orders"), metadataReq(9, 3, "orders"), metadataRsp(9, 2), metadataRsp(9, 3), metadataRsp(9, 1)), "answered after 2 later requests"},
+	} {
+		fs := Check(FromFrames(c.frames))
+		var found []string
+		for _, f := range fs {
+			if f.Rule.ID == "conn.order" && !f.Skipped {
+				found = append(found, f.Found)
+			}
+		}
+		require.Equal(t, []string{c.found}, found, findingLines(fs))
+	}
+}

@@ -23,3 +23,12 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// later counts the later requests a response came after: "1 later
+// request", "3 later requests".
+func later(n int) string {
+	if n == 1 {
+		return "1 later request"
+	}
+	return itoa(n) + " later requests"
+}

@@ -61,7 +61,7 @@ func openLayer(br *bufio.Reader, gunzip bool) (fileReader, error) {
 	case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1:
 		return newPcapReader(br)
 	}
-	return nil, errors.New("unknown magic " + strconv.FormatUint(uint64(binary.LittleEndian.Uint32(magic)), 16))
+	return nil, errors.New("it starts " + spacedHex(magic) + ", no capture file's magic")
 }
 
 type pcapReader struct {
@@ -302,4 +302,17 @@ func (g *ngReader) options(b []byte, fn func(code uint16, v []byte)) {
 		}
 		b = b[padded:]
 	}
+}
+
+// spacedHex is b as hex bytes in their order, spaced: "00 00 00 c5".
+func spacedHex(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, 3*len(b))
+	for i, c := range b {
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, digits[c>>4], digits[c&15])
+	}
+	return string(out)
 }

@@ -310,7 +310,7 @@ func TestStorageTxnIndexAndLeaderEpochChecked(t *testing.T) {
 	}
 	// The partition's files without a .txnindex: the marker needs one.
 	// A segment given alone says nothing of it.
-	if ps := problems(openAnswer(t, seg, log, idx, index)); len(ps) != 1 || !strings.HasPrefix(ps[0], "no .txnindex beside the segment, which holds 1 ABORT marker(s)") {
+	if ps := problems(openAnswer(t, seg, log, idx, index)); len(ps) != 1 || !strings.HasPrefix(ps[0], "no .txnindex beside the segment, which holds 1 ABORT marker: ") {
 		t.Errorf("no .txnindex: %q", ps)
 	}
 	if ps := problems(openAnswer(t, seg, log)); len(ps) != 0 {

@@ -850,8 +850,8 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		if txnAt >= 0 {
 			s.txns[txnAt] = txn
 		} else if txn.Aborts > 0 {
-			problems = append(problems, "no .txnindex beside the segment, which holds "+strconv.Itoa(txn.Aborts)+
-				" ABORT marker(s): Kafka writes an entry for each aborted transaction whose marker is in the segment (read_committed consumers rely on them to skip its records)")
+			problems = append(problems, "no .txnindex beside the segment, which holds "+abortMarkers(txn.Aborts)+
+				": Kafka writes an entry for each aborted transaction whose marker is in the segment (read_committed consumers rely on them to skip its records)")
 		}
 	}
 	if partOf {
@@ -1294,4 +1294,12 @@ func (s *session) record(id int, payload js.Value) string {
 	}
 	w.EndObject()
 	return string(w.B)
+}
+
+// abortMarkers counts ABORT markers: "1 ABORT marker", "2 ABORT markers".
+func abortMarkers(n int) string {
+	if n == 1 {
+		return "1 ABORT marker"
+	}
+	return strconv.Itoa(n) + " ABORT markers"
 }
