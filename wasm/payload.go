@@ -236,11 +236,7 @@ const rowDecoded = 300
 // worker, for an ordinary topic's records once the user gave schemas)
 // read as a frame's records are, with the schemas given (payloadJSON).
 func payloadOf(this js.Value, args []js.Value) any {
-	topic := ""
-	if t := arg(args, 0); t.Type() == js.TypeString {
-		topic = t.String()
-	}
-	drawn, part := payloadJSON(glue.Bytes(arg(args, 2)), arg(args, 1).Truthy(), topic, arg(args, 3).Truthy())
+	drawn, part := payloadJSON(glue.Bytes(arg(args, 2)), arg(args, 1).Truthy(), glue.String(args, 0), arg(args, 3).Truthy())
 	if part == nil {
 		return string(drawn)
 	}
@@ -256,10 +252,7 @@ func payloadOf(this js.Value, args []js.Value) any {
 // one's row (payloadJSON), a line each, in their order ("" when packed is
 // cut short).
 func payloadsOf(this js.Value, args []js.Value) any {
-	topic := ""
-	if t := arg(args, 0); t.Type() == js.TypeString {
-		topic = t.String()
-	}
+	topic := glue.String(args, 0)
 	b := glue.Bytes(arg(args, 1))
 	var out []byte
 	for len(b) >= 5 {

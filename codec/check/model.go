@@ -58,7 +58,8 @@ type Exchange struct {
 	GuessResponse bool
 	// RequestTime is when the request was sent: a capture's packet time,
 	// the proxy's clock; zero when unknown (frames from a file).
-	// frame.sasl reads it, for a bearer token's expiry.
+	// frame.sasl reads it, for a bearer token's expiry, and the group
+	// rules, with ResponseTime.
 	RequestTime time.Time
 	// ResponseTime is when the response came, on the proxy's clock; zero
 	// when unknown. With RequestTime, it orders exchanges that have no

@@ -189,7 +189,7 @@ func (s *session) payloads(payload js.Value) bool {
 // is null or empty: nothing to read): the part drawn, and its value JSON
 // (see wasm/payload.go's payloadJSON).
 func (s *session) payloadPart(payload js.Value, part string, n *tree.Node) (drawn, json []byte) {
-	if n == nil || n.Null || len(n.Raw) == 0 {
+	if !hasBytes(n) {
 		return nil, nil
 	}
 	r := payload.Call("payload", s.topic, part == "key", glue.Uint8Array(n.Raw), true)
@@ -198,6 +198,10 @@ func (s *session) payloadPart(payload js.Value, part string, n *tree.Node) (draw
 	}
 	return nil, nil
 }
+
+// hasBytes says whether n, a record's key or value, holds bytes for the
+// payload hook to read: not missing, null or empty.
+func hasBytes(n *tree.Node) bool { return n != nil && !n.Null && len(n.Raw) > 0 }
 
 // payloadRows reads the keys and values of a batch's records listed
 // (recs) with the payload hook, in one call (kwirePayload.payloads: a
@@ -211,7 +215,7 @@ func (s *session) payloadRows(recs []storage.RecordInfo) [][]byte {
 	for i, ri := range recs {
 		for j, part := range []string{"key", "value"} {
 			n := ri.Node.Get(part)
-			if n == nil || n.Null || len(n.Raw) == 0 {
+			if !hasBytes(n) {
 				continue
 			}
 			packed = append(packed, byte(1-j))
@@ -387,10 +391,7 @@ func open(this js.Value, args []js.Value) any {
 		}
 		s.files = append(s.files, f)
 	}
-	topic := glue.Arg(args, 2)
-	if topic.Type() == js.TypeString {
-		s.topic = topic.String()
-	}
+	s.topic = glue.String(args, 2)
 	s.folder = glue.Arg(args, 4).Type() == js.TypeBoolean && glue.Arg(args, 4).Bool()
 	s.payload = glue.Arg(args, 5)
 	curMu.Lock()
@@ -1197,8 +1198,8 @@ func record(this js.Value, args []js.Value) any {
 }
 
 // record reads record id's batch again, alone, and answers its record;
-// payload, when a function, reads an ordinary topic's key and value (see
-// payloadPart).
+// payload, when given (payload.wasm's kwirePayload), reads an ordinary
+// topic's key and value (see payloadPart).
 func (s *session) record(id int, payload js.Value) string {
 	if s == nil {
 		return errorJSON("no such record")

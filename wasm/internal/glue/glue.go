@@ -17,6 +17,14 @@ func Arg(args []js.Value, i int) js.Value {
 	return js.Undefined()
 }
 
+// String is args[i] when it is a string, else "".
+func String(args []js.Value, i int) string {
+	if v := Arg(args, i); v.Type() == js.TypeString {
+		return v.String()
+	}
+	return ""
+}
+
 // Bytes copies a Uint8Array into Go memory; anything else is nil.
 func Bytes(v js.Value) []byte {
 	if v.Type() != js.TypeObject {
