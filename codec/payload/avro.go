@@ -182,9 +182,12 @@ func avroUnknown(err error) (string, bool) {
 	if i < 0 {
 		return "", false
 	}
-	n := m[i+len(unknown):]
-	return n[strings.LastIndexByte(n, '.')+1:], true
+	return lastPart(m[i+len(unknown):]), true
 }
+
+// lastPart is a full Avro name's last part: "Address" of
+// "com.acme.Address".
+func lastPart(n string) string { return n[strings.LastIndexByte(n, '.')+1:] }
 
 // avroDefines lists the names, their last parts, of the named types
 // (records, errors, enums, fixed) and their aliases that the JSON text
@@ -197,7 +200,6 @@ func avroDefines(text string) []string {
 		return nil
 	}
 	var names []string
-	last := func(n string) string { return n[strings.LastIndexByte(n, '.')+1:] }
 	var walk func(v any)
 	walk = func(v any) {
 		switch v := v.(type) {
@@ -205,12 +207,12 @@ func avroDefines(text string) []string {
 			switch v["type"] {
 			case "record", "error", "enum", "fixed":
 				if n, ok := v["name"].(string); ok {
-					names = append(names, last(n))
+					names = append(names, lastPart(n))
 				}
 				if as, ok := v["aliases"].([]any); ok {
 					for _, a := range as {
 						if a, ok := a.(string); ok {
-							names = append(names, last(a))
+							names = append(names, lastPart(a))
 						}
 					}
 				}
