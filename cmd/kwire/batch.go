@@ -160,7 +160,7 @@ const packetHead = 64 << 10
 // -X: a packet over many lines), which each line would fail as a frame.
 // It looks at packetHead bytes at most.
 func packetDump(head []byte, eof bool) bool {
-	if capturePassed(head, "", "") != nil {
+	if captureKind(head) != "" {
 		return true // a pcap file: packets too, not lines
 	}
 	if len(head) > packetHead {

@@ -58,18 +58,27 @@ func manyPackets(raw []byte, name, reads string) error {
 		name + " applies the protocol rules to them")
 }
 
+// captureKind is "pcap" or "pcapng" when raw starts as such a file does,
+// else "" (gzip's magic too: maybe a capture, maybe not).
+func captureKind(raw []byte) string {
+	switch {
+	case len(raw) < 4 || !isCapture(raw[:4]) || raw[0] == 0x1f:
+		return ""
+	case raw[0] == 0x0a:
+		return "pcapng"
+	}
+	return "pcap"
+}
+
 // capturePassed is the error of kwire decode and kwire batch for raw,
 // an input that starts as a pcap or pcapng file does (nil for any
 // other): a capture, which kwire pcap and kwire check read. No frame
 // starts so: its size would be negative or over 100 MiB. name is the
 // file's, "" for standard input.
 func capturePassed(raw []byte, name, reads string) error {
-	if len(raw) < 4 || !isCapture(raw[:4]) || raw[0] == 0x1f {
-		return nil // gzip's magic: maybe a capture, maybe not
-	}
-	kind := "pcap"
-	if raw[0] == 0x0a {
-		kind = "pcapng"
+	kind := captureKind(raw)
+	if kind == "" {
+		return nil
 	}
 	if name == "" {
 		name = "-"
