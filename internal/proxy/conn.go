@@ -489,7 +489,7 @@ func (c *conn) newRequest(b []byte, size int) (*Exchange, bool) {
 	wanted := c.p.keep(key)
 	if wanted && c.p.acquire(size) {
 		x.budget = int64(size)
-		x.Request = sinkCopy(size)
+		x.Request = c.p.sinkCopy(size)
 	}
 	return x, wanted
 }
@@ -556,9 +556,9 @@ func (c *conn) newToken(size int, fromClient bool) (*Exchange, bool) {
 	if wanted && c.p.acquire(kept) {
 		x.budget = int64(kept)
 		if fromClient {
-			x.Request = sinkCopy(kept)
+			x.Request = c.p.sinkCopy(kept)
 		} else {
-			x.Response = sinkCopy(kept)
+			x.Response = c.p.sinkCopy(kept)
 		}
 	}
 	return x, wanted
@@ -854,7 +854,7 @@ func (c *conn) beginResponse(f *framer) (*Exchange, bool) {
 		wanted := c.p.cfg.Sink != nil
 		if wanted && c.p.acquire(4+f.size) {
 			x.budget = int64(4 + f.size)
-			x.Response = sinkCopy(4 + f.size)
+			x.Response = c.p.sinkCopy(4 + f.size)
 		}
 		return x, wanted
 	}
@@ -901,7 +901,7 @@ func (c *conn) answered(x *Exchange, size int) {
 	x.ResponseSize = size
 	if x.Request != nil && c.p.acquire(size) {
 		x.budget += int64(size)
-		x.Response = sinkCopy(size)
+		x.Response = c.p.sinkCopy(size)
 	} else if x.Request != nil {
 		c.p.release(x.budget)
 		x.budget, x.Request = 0, nil
@@ -941,10 +941,17 @@ func apiName(k int16) string {
 }
 
 // sinkCopy is an empty copy for the sink of a frame of size bytes, with
-// room for its first copyStart: it grows as the bytes are relayed, so a
-// peer that declares a large frame and stalls costs what it sent. (The
-// budget is still taken for the whole size, which the frame will be.)
-func sinkCopy(size int) []byte { return make([]byte, 0, min(size, copyStart)) }
+// room for its first copyStart (p.copyStart when set, for the fuzz test
+// whose frames are small): it grows as the bytes are relayed, so a peer
+// that declares a large frame and stalls costs what it sent. (The budget
+// is still taken for the whole size, which the frame will be.)
+func (p *Proxy) sinkCopy(size int) []byte {
+	start := copyStart
+	if p.copyStart > 0 {
+		start = p.copyStart
+	}
+	return make([]byte, 0, min(size, start))
+}
 
 // copyStart is how much of a frame sinkCopy makes room for at first: most
 // frames, whole.

@@ -77,13 +77,15 @@ func FuzzRelay(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 3, 1, 2, 3}, []byte{0, 0, 0, 2, 0, 0})
 	f.Add([]byte{0x7f, 0xff, 0xff, 0xff}, []byte{0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, fromClient, fromBroker []byte) {
-		p := &Proxy{cfg: Config{MaxFrame: 1 << 16, QueueLen: 4, QueueBytes: 1 << 20}, advertise: "127.0.0.1",
+		// Copies start at 16 bytes (copyStart is 64 KiB, past any frame
+		// here): every copy of a larger frame grows as it is relayed.
+		p := &Proxy{cfg: Config{MaxFrame: 1 << 16, QueueLen: 4, QueueBytes: 1 << 20}, advertise: "127.0.0.1", copyStart: 16,
 			byUpstream: map[string]*listener{}, conns: map[uint64]*conn{}, queue: make(chan *Exchange, 4), closed: true}
 		p.cfg.Sink = func(*Exchange) {}
 		// Endpoints map without listening: the proxy is marked closed, so
 		// a new broker is an error, which closes the connection.
 		p.byUpstream["host:5"] = &listener{adv: Endpoint{"127.0.0.1", 19093}}
-		toBroker, _ := relayAll(t, p, fromClient, fromBroker)
+		toBroker, toClient := relayAll(t, p, fromClient, fromBroker)
 		if !bytes.HasPrefix(fromClient, toBroker) {
 			t.Fatalf("the broker got bytes the client did not send: %x", toBroker)
 		}
@@ -92,6 +94,12 @@ func FuzzRelay(f *testing.F) {
 		var d Decoder
 		for len(p.queue) > 0 {
 			x := <-p.queue
+			if !bytes.Contains(fromClient, x.Request) {
+				t.Fatalf("a request's copy is not bytes the client sent: %x", x.Request)
+			}
+			if !bytes.Contains(fromBroker, x.Response) && !bytes.Contains(toClient, x.Response) {
+				t.Fatalf("a response's copy is neither bytes the broker sent nor bytes the client got: %x", x.Response)
+			}
 			y := *x
 			y.Request, y.Response = bytes.Clone(x.Request), bytes.Clone(x.Response)
 			d.Decode(x)

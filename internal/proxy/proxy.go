@@ -274,6 +274,7 @@ type Proxy struct {
 	cfg       Config
 	advertise string
 	listenIP  string
+	copyStart int // sinkCopy's first room, when not the default (tests)
 
 	mu         sync.Mutex
 	byUpstream map[string]*listener
