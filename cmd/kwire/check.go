@@ -246,7 +246,7 @@ func (c *checkConfig) run(e *env) int {
 		}
 		if err != nil {
 			o.w.Flush()
-			fail(e, "%s: %v", file, err)
+			fail(e, "%v", fileError(file, err))
 			status, unread = 1, unread+1
 			o.inputs = append(o.inputs, inputProblem{file, err.Error(), true})
 		}

@@ -181,7 +181,7 @@ func runPcap(e *env, args []string) int {
 	}
 	if err != nil {
 		w.Flush()
-		fail(e, "%s: %v", cfg.file, err)
+		fail(e, "%v", fileError(cfg.file, err))
 		return 1
 	}
 	for _, n := range res.Notes {
