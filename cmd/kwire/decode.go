@@ -690,6 +690,9 @@ type decodeCmd struct {
 	strict  bool
 	pf      payloadFlags
 	payload payloadHook // --payloads, --schema-registry, --schemas
+	// newer holds the API versions newer than kwire knows that a frame
+	// was decoded at, each said once (newerVersion).
+	newer map[[2]int16]bool
 }
 
 // check resolves and cross-checks the flags; an error is a usage error.
@@ -740,6 +743,7 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 	var g *codec.Guess
 	var ws []codec.Warning
 	var err error
+	var info *codec.Frame // what the walk learnt
 	if c.format == "json" || c.format == "ndjson" {
 		// Value JSON is written straight from the bytes, streamed.
 		var out io.Writer = e.stdout
@@ -748,7 +752,6 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 			ind = &indentWriter{w: e.stdout, color: c.color}
 			out = ind
 		}
-		var info *codec.Frame
 		info, err = dec.WriteJSON(out, fr, c.jo.apply(o))
 		if ind != nil {
 			ind.Close()
@@ -774,10 +777,17 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		case "grid":
 			e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
 		}
-		g, ws, err = f.Guess, f.Warnings, derr
+		g, ws, err, info = f.Guess, f.Warnings, derr, f
 	}
 	if e.outFailed() != nil {
 		return false // said once, by run; nothing more to say of a frame nobody gets
+	}
+	if f := info; f != nil && f.Assumed && f.API != nil && !c.newer[[2]int16{f.APIKey, f.Version}] {
+		if c.newer == nil {
+			c.newer = map[[2]int16]bool{}
+		}
+		c.newer[[2]int16{f.APIKey, f.Version}] = true
+		fail(e, "%s%s", prefix, newerVersion(f))
 	}
 	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
 		e.stderr.Write(diag)
@@ -809,6 +819,24 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		ok = false
 	}
 	return ok
+}
+
+// newerVersion says, once a run for each API and version, that f was
+// decoded at a version newer than any kwire knows, with the newest layout
+// (the codec's warning, on the frame's body, says that much for every
+// frame): which versions kwire knows, where they come from, and what a
+// newer layout may do to the reading. Decoding goes on, as the bytes are
+// there to read; kwire schema and kwire example refuse such a version
+// (versionRefused), having nothing true to print for it.
+func newerVersion(f *codec.Frame) string {
+	valid := f.API.Request.Valid
+	if f.Message != nil {
+		valid = f.Message.Valid
+	}
+	v, lv := strconv.Itoa(int(f.Version)), strconv.Itoa(int(f.LayoutVersion))
+	return f.API.Name + " v" + v + " is newer than kwire knows: it knows v" + valid.String() + knownFrom() +
+		", and decoded v" + v + " with the v" + lv + " layout, the newest; what a newer version added is not read, " +
+		"and where its layout changed the frame may fail or read wrong (a newer kwire may know v" + v + ")"
 }
 
 // requestSays is what a request's header names, for messages: `api key 18
