@@ -52,6 +52,9 @@ func runBatch(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
+	if file == "" {
+		terminalInput(e, "batch", nil, "a frame's hex, or a line of JSON naming it, a line each")
+	}
 	defer done()
 	it := catchInterrupt()
 	defer it.release()

@@ -83,6 +83,7 @@ func runCheck(e *env, args []string) int {
 	if !cfg.keys.load(e, slices.Contains(cfg.files, "-")) {
 		return 2
 	}
+	terminalInput(e, "check", cfg.files, "paste frames' hex, or a text dump of packets as tcpdump -X prints them")
 	// Progress as kwire pcap draws it, over all the files.
 	total := checkInputsSize(e, cfg.files)
 	on, err := checkShowsProgress(cfg.progress, total, e)

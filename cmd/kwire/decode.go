@@ -482,6 +482,7 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 		fail(e, "%v", err)
 		return 2
 	}
+	terminalInput(e, "decode", args, "paste a frame's hex, or a dump of it")
 	// Ctrl-C (interrupt.go) while standard input is read ends the reading,
 	// and nothing is decoded; while frames are decoded, the frame under
 	// way is finished, and the rest are not decoded.

@@ -49,6 +49,7 @@ but bytes and records come from their own value, not their children.`,
 		fail(e, "--as must be hex, base64 or binary, not %q", *as)
 		return 2
 	}
+	terminalInput(e, "encode", args, "paste value JSON, as kwire decode prints it")
 	all, err := encodeInputs(e, args)
 	if err != nil {
 		fail(e, "%v", err)

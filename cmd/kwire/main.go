@@ -329,6 +329,17 @@ func parseInputs(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
 	return rest, code
 }
 
+// terminalInput says, when a command is about to read standard input and
+// it is a terminal (no FILE given, or "-"), that it waits for what is
+// typed or pasted there, what that is (what), and how to end it: kwire
+// decode with no argument sat silent, as if it hung.
+func terminalInput(e *env, name string, args []string, what string) {
+	if !e.stdinIsTTY || len(args) > 0 && countOf(args, "-") == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "kwire: %s reads standard input, this terminal: %s, then Ctrl-D on a line of its own (kwire %s --help: the other ways)\n", name, what, name)
+}
+
 func fail(e *env, format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
 	if o, ok := e.stdout.(*outWriter); ok && o.failed.Load() && strings.Contains(msg, o.err.Error()) {
