@@ -290,6 +290,13 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
 				}
 			} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 				msg = "--" + name + " needs a value"
+			} else if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+				// Go's "invalid boolean value "x" for -flag: parse
+				// error": one dash, and no word of what is valid.
+				if val, name, ok := strings.Cut(rest, " for -"); ok {
+					name, _, _ = strings.Cut(name, ":")
+					msg = "--" + name + " is on by itself, or --" + name + "=true or =false, not " + val
+				}
 			}
 			fail(e, "%s: %s; kwire %s --help lists its flags", fs.Name(), msg, fs.Name())
 			return nil, 2

@@ -50,7 +50,10 @@ func (p *portList) Set(v string) error {
 	for _, part := range strings.Split(v, ",") {
 		n, err := strconv.ParseUint(strings.TrimSpace(part), 10, 16)
 		if err != nil || n == 0 {
-			return errorf("bad port %q", part)
+			if strings.Contains(v, ",") {
+				return errorf("%q is no port: a port is a number from 1 to 65535", strings.TrimSpace(part))
+			}
+			return errorf("a port is a number from 1 to 65535")
 		}
 		*p = append(*p, uint16(n))
 	}
