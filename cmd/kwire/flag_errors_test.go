@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,5 +26,17 @@ func TestFlagValueErrors(t *testing.T) {
 		require.Equal(t, 2, code, c.args)
 		require.Empty(t, out, c.args)
 		require.Equal(t, c.msg, errOut, c.args)
+	}
+}
+
+// TestHelpNamesEachFlagsValue: no command's --help shows a flag's value
+// as Go's placeholder "value" ("-port value"), which says nothing of what
+// to give; each names it (PORT, PORTS, N, FILE).
+func TestHelpNamesEachFlagsValue(t *testing.T) {
+	placeholder := regexp.MustCompile(`(?m)^  -[a-z-]+ value$`)
+	for _, c := range commands {
+		out, _, code := runCLI(t, []string{c.name, "--help"}, nil)
+		require.Equal(t, 0, code, c.name)
+		require.Empty(t, placeholder.FindAllString(out, -1), "kwire %s --help", c.name)
 	}
 }

@@ -276,7 +276,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		"kwire pcap --api JoinGroup --client-id kwire-group kfake-clients.pcapng",
 		"kwire pcap --kafka --strict kfake-clients.pcapng")
 	cfg := &pcapConfig{}
-	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
+	fs.Var(&cfg.ports, "port", "broker `PORT` (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions (those of responses whose request the capture lacks guessed, marked ?: v13×11?), bytes, error codes, latency percentiles; and what the capture lost (gaps, frames held only in part, bytes skipped)")
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length), is truncated or corrupt, or holds TLS connections left encrypted")
