@@ -289,6 +289,11 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		return nil, code
 	}
 
+	if len(args) > 1 {
+		// Conversations are paired within one capture.
+		fail(e, "pcap reads one capture file, not %d: run it once for each, or join them first (mergecap -w all.pcapng %s, from Wireshark)", len(args), strings.Join(args, " "))
+		return nil, 2
+	}
 	if len(args) != 1 {
 		fail(e, "pcap needs one capture file, or - for standard input")
 		return nil, 2

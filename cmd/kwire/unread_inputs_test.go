@@ -80,3 +80,15 @@ func TestFileErrorsNameTheFileOnce(t *testing.T) {
 		require.True(t, said, "%v: the file is named:\n%s", args, errOut)
 	}
 }
+
+// TestOneFileCommandsSayHowToGiveSeveral: kwire batch and kwire pcap,
+// which read one input, given several say so with a way to run them all
+// ("batch reads one file or standard input" said nothing of one).
+func TestOneFileCommandsSayHowToGiveSeveral(t *testing.T) {
+	_, errOut, code := runCLI(t, []string{"batch", "frames.hex", "frames.hex"}, nil)
+	require.Equal(t, 2, code)
+	require.Equal(t, "kwire: batch reads one file or standard input, not 2 files: cat them into it (cat frames.hex frames.hex | kwire batch), its lines then numbered across them\n", errOut)
+	_, errOut, code = runCLI(t, []string{"pcap", "kafka.pcap", "kfake-clients.pcapng"}, nil)
+	require.Equal(t, 2, code)
+	require.Equal(t, "kwire: pcap reads one capture file, not 2: run it once for each, or join them first (mergecap -w all.pcapng kafka.pcap kfake-clients.pcapng, from Wireshark)\n", errOut)
+}
