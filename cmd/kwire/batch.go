@@ -52,6 +52,9 @@ func runBatch(e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
+	if file == "" {
+		terminalInput(e, "batch", nil, "a frame's hex, or a line of JSON naming it, a line each")
+	}
 	defer done()
 	it := catchInterrupt()
 	defer it.release()
@@ -105,7 +108,8 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 		return nil, "", code
 	}
 	if len(args) > 1 {
-		fail(e, "batch reads one file or standard input")
+		// Several files: one stream of lines is what batch numbers.
+		fail(e, "batch reads one file or standard input, not %d files: cat them into it (cat %s | kwire batch), its lines then numbered across them", len(args), strings.Join(args, " "))
 		return nil, "", 2
 	}
 	if err := cfg.ff.check(); err != nil {

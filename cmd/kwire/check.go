@@ -48,7 +48,7 @@ func runCheck(e *env, args []string) int {
 		"kwire check --format sarif --fail-on warning kfake-clients.pcapng",
 		"kwire example Produce --version 9 | head -1 | kwire check --fail-on none")
 	cfg := &checkConfig{}
-	fs.Var(&cfg.ports, "port", "broker port in captures (repeatable, or comma-separated; default 9092, else inferred)")
+	fs.Var(&cfg.ports, "port", "broker `PORT` in captures (repeatable, or comma-separated; default 9092, else inferred)")
 	fs.StringVar(&cfg.format, "format", "text", "output: text (one line per finding), json, ndjson or sarif (SARIF 2.1.0)")
 	fs.StringVar(&cfg.sarif, "sarif", "", "also write a SARIF 2.1.0 report to `FILE`, for code-scanning tools")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning, note or none")
@@ -83,6 +83,7 @@ func runCheck(e *env, args []string) int {
 	if !cfg.keys.load(e, slices.Contains(cfg.files, "-")) {
 		return 2
 	}
+	terminalInput(e, "check", cfg.files, "paste frames' hex, or a text dump of packets as tcpdump -X prints them")
 	// Progress as kwire pcap draws it, over all the files.
 	total := checkInputsSize(e, cfg.files)
 	on, err := checkShowsProgress(cfg.progress, total, e)
@@ -246,7 +247,7 @@ func (c *checkConfig) run(e *env) int {
 		}
 		if err != nil {
 			o.w.Flush()
-			fail(e, "%s: %v", file, err)
+			fail(e, "%v", fileError(file, err))
 			status, unread = 1, unread+1
 			o.inputs = append(o.inputs, inputProblem{file, err.Error(), true})
 		}

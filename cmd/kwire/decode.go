@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strconv"
@@ -29,6 +30,9 @@ type anInput struct {
 	// r, when set, is where data comes from, read as it is needed (kwire
 	// encode's streams) rather than whole beforehand.
 	r io.Reader
+	// err is why the file could not be opened or read (missing, a
+	// directory): said, with its name, and the other inputs worked on.
+	err error
 }
 
 // argsRule is how decode and encode tell a FILE argument from inline data
@@ -36,7 +40,8 @@ type anInput struct {
 const argsRule = `An argument is a FILE when a file or directory of that name exists, or
 when it looks like a path: it has no blanks and starts with '/', or it is
 not valid DATA and holds a '/' or a '.' followed by a letter (frame.bin, value.json);
-a missing FILE or a directory is an error. "-" is standard input. Any
+a missing FILE or a directory is an error, said with its name, and the
+other inputs are still read (the exit status is 1). "-" is standard input. Any
 other argument is DATA; arguments of DATA next to each other are one
 text. Each FILE is read on its own: its form found, its lines numbered,
 its errors named by it.`
@@ -44,10 +49,28 @@ its errors named by it.`
 // readInputs gathers the inputs to work on, in order: each argument is a
 // file or data as isPathArg tells them apart, isData saying what data the
 // command takes, or "-", standard input; with no arguments, standard
-// input. A file that cannot be
-// read (missing, a directory) is an error naming it, as kwire batch's.
+// input. A file that cannot be read (missing, a directory) is an input
+// with its err set, for the command to say with its name (inputFailed)
+// and go on with the others: one mistyped name among many files left all
+// the others undone. The error returned is standard input's alone.
 func readInputs(e *env, args []string, isData func([]byte) bool) ([]anInput, error) {
 	return inputsOf(e, args, isData, false)
+}
+
+// inputFailed says, on standard error, each input of ins that could not
+// be read, with its name (fileError), and returns those that could and
+// how many could not.
+func inputFailed(e *env, ins []anInput) ([]anInput, int) {
+	ok, failed := ins[:0:0], 0
+	for _, in := range ins {
+		if in.err != nil {
+			fail(e, "%v", fileError(in.name, in.err))
+			failed++
+			continue
+		}
+		ok = append(ok, in)
+	}
+	return ok, failed
 }
 
 // inputsOf is readInputs; lazy, a file or standard input is opened (so a
@@ -99,16 +122,14 @@ func inputsOf(e *env, args []string, isData func([]byte) bool, lazy bool) ([]anI
 				}
 			}
 			if err != nil {
-				return nil, err
+				ins = append(ins, anInput{name: a, err: err})
+				continue
 			}
 			ins = append(ins, anInput{name: a, r: f}) // closed when the process ends
 			continue
 		}
 		b, err := os.ReadFile(a) // also a named pipe, /dev/stdin, <(...)
-		if err != nil {
-			return nil, err
-		}
-		ins = append(ins, anInput{name: a, data: b})
+		ins = append(ins, anInput{name: a, data: b, err: err})
 	}
 	flush()
 	if len(ins) == 1 && ins[0].name == "-" {
@@ -140,12 +161,27 @@ func isPathArg(a string, isData func([]byte) bool) bool {
 	return pathy && !isData([]byte(a))
 }
 
-// namedError is an error in an input named by its file: "FILE: error".
+// namedError is an error in an input named by its file: "FILE: error",
+// the file named once (fileError).
 func namedError(in anInput, err error) error {
 	if in.name == "" {
 		return err
 	}
-	return fmt.Errorf("%s: %w", in.name, err)
+	return fileError(in.name, err)
+}
+
+// fileError is err, met reading the file name, said with the name once:
+// "NAME: REASON". The os package's errors name the path themselves ("open
+// NAME: no such file or directory"), so a message that put the name
+// before one said it twice; its operation (open, stat, read) tells a user
+// nothing the reason does not, and is left out. Every command says an
+// input it cannot read so.
+func fileError(name string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		return fmt.Errorf("%s: %w", name, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 type frameFlags struct {
@@ -446,6 +482,7 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 		fail(e, "%v", err)
 		return 2
 	}
+	terminalInput(e, "decode", args, "paste a frame's hex, or a dump of it")
 	// Ctrl-C (interrupt.go) while standard input is read ends the reading,
 	// and nothing is decoded; while frames are decoded, the frame under
 	// way is finished, and the rest are not decoded.
@@ -465,6 +502,10 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 		fail(e, "%v", err)
 		return 1
 	}
+	// A file that could not be read is said first, by name, and the
+	// others decoded all the same; the exit status says it (1), and a
+	// last line counts them after the frames' lines.
+	read, unread := inputFailed(e, ins)
 	// Each input is parsed and cut into frames on its own: a binary file
 	// after a hex one, or two binary files, stay what they are.
 	type inputFrames struct {
@@ -474,11 +515,14 @@ counts the rest in one line; the exit status is 1 when any failed.`,
 		size   int64 // the input's bytes, as read (hex is twice its frames)
 	}
 	status := 0
+	if unread > 0 {
+		status = 1
+	}
 	var dec codec.Decoder
 	var all []inputFrames
 	var nFrames int
 	var inBytes int64
-	for _, in := range ins {
+	for _, in := range read {
 		raw, form, err := input.Parse(in.data, c.mode)
 		if err != nil {
 			if c.mode == input.Auto || c.mode == input.Hex {
@@ -597,6 +641,11 @@ inputs:
 	if notShown > 0 {
 		fail(e, "%s", notShownLine(notShown, "frame", firstNotShown, failed, nFrames))
 	}
+	if unread > 0 && len(read) > 0 {
+		// Said again below the frames' lines, which may have scrolled
+		// the first saying away.
+		fail(e, "%d of %s not read (said above)", unread, plural(len(ins), "input"))
+	}
 	return status
 }
 
@@ -642,6 +691,9 @@ type decodeCmd struct {
 	strict  bool
 	pf      payloadFlags
 	payload payloadHook // --payloads, --schema-registry, --schemas
+	// newer holds the API versions newer than kwire knows that a frame
+	// was decoded at, each said once (newerVersion).
+	newer map[[2]int16]bool
 }
 
 // check resolves and cross-checks the flags; an error is a usage error.
@@ -692,6 +744,7 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 	var g *codec.Guess
 	var ws []codec.Warning
 	var err error
+	var info *codec.Frame // what the walk learnt
 	if c.format == "json" || c.format == "ndjson" {
 		// Value JSON is written straight from the bytes, streamed.
 		var out io.Writer = e.stdout
@@ -700,7 +753,6 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 			ind = &indentWriter{w: e.stdout, color: c.color}
 			out = ind
 		}
-		var info *codec.Frame
 		info, err = dec.WriteJSON(out, fr, c.jo.apply(o))
 		if ind != nil {
 			ind.Close()
@@ -726,10 +778,17 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		case "grid":
 			e.stdout.Write([]byte(strings.TrimRight(gridText(f), "\n") + "\n"))
 		}
-		g, ws, err = f.Guess, f.Warnings, derr
+		g, ws, err, info = f.Guess, f.Warnings, derr, f
 	}
 	if e.outFailed() != nil {
 		return false // said once, by run; nothing more to say of a frame nobody gets
+	}
+	if f := info; f != nil && f.Assumed && f.API != nil && !c.newer[[2]int16{f.APIKey, f.Version}] {
+		if c.newer == nil {
+			c.newer = map[[2]int16]bool{}
+		}
+		c.newer[[2]int16{f.APIKey, f.Version}] = true
+		fail(e, "%s%s", prefix, newerVersion(f))
 	}
 	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
 		e.stderr.Write(diag)
@@ -761,6 +820,24 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 		ok = false
 	}
 	return ok
+}
+
+// newerVersion says, once a run for each API and version, that f was
+// decoded at a version newer than any kwire knows, with the newest layout
+// (the codec's warning, on the frame's body, says that much for every
+// frame): which versions kwire knows, where they come from, and what a
+// newer layout may do to the reading. Decoding goes on, as the bytes are
+// there to read; kwire schema and kwire example refuse such a version
+// (versionRefused), having nothing true to print for it.
+func newerVersion(f *codec.Frame) string {
+	valid := f.API.Request.Valid
+	if f.Message != nil {
+		valid = f.Message.Valid
+	}
+	v, lv := strconv.Itoa(int(f.Version)), strconv.Itoa(int(f.LayoutVersion))
+	return f.API.Name + " v" + v + " is newer than kwire knows: it knows v" + valid.String() + knownFrom() +
+		", and decoded v" + v + " with the v" + lv + " layout, the newest; what a newer version added is not read, " +
+		"and where its layout changed the frame may fail or read wrong (a newer kwire may know v" + v + ")"
 }
 
 // requestSays is what a request's header names, for messages: `api key 18

@@ -49,10 +49,22 @@ but bytes and records come from their own value, not their children.`,
 		fail(e, "--as must be hex, base64 or binary, not %q", *as)
 		return 2
 	}
-	ins, err := encodeInputs(e, args)
+	terminalInput(e, "encode", args, "paste value JSON, as kwire decode prints it")
+	all, err := encodeInputs(e, args)
 	if err != nil {
 		fail(e, "%v", err)
 		return 1
+	}
+	// A file that cannot be opened is said by name, and the others
+	// encoded all the same (exit 1, and a last line counting them).
+	ins, unread := inputFailed(e, all)
+	if len(ins) == 0 {
+		return 1
+	}
+	status := 0
+	if unread > 0 {
+		status = 1
+		defer fail(e, "%d of %s not read (said above)", unread, plural(len(all), "input"))
 	}
 	next := docStream(ins, func(name string, line int) {
 		fail(e, "%sline %d: a frame's hex, passed over (kwire example prints it above its JSON); the JSON after it is encoded", named(name), line)
@@ -79,7 +91,7 @@ but bytes and records come from their own value, not their children.`,
 		}
 		if n, ok, err := zeroLine(first.v); ok && err == nil {
 			out.zeros(n)
-			return 0
+			return status
 		}
 		b, err := encodeDoc(first.v, opts)
 		if err != nil {
@@ -90,7 +102,7 @@ but bytes and records come from their own value, not their children.`,
 		if ps := encinput.NotGiven(first.v); len(ps) > 0 {
 			fail(e, "%s%s", named(first.name), encinput.NotGivenNote(ps))
 		}
-		return 0
+		return status
 	}
 	// A stream of them, each encoded as it is read: one line out per
 	// value in, a bad one giving an error object in its place, which names
@@ -124,7 +136,7 @@ but bytes and records come from their own value, not their children.`,
 			path, msg = ee.Path, ee.Msg
 		}
 		where, file := "", ""
-		if d.name != "" && len(ins) > 1 {
+		if d.name != "" && len(all) > 1 {
 			where, file = named(d.name), `"file":`+strconv.Quote(d.name)+","
 		}
 		if out.as != "binary" { // raw frames have no room for a line of JSON
@@ -150,7 +162,7 @@ but bytes and records come from their own value, not their children.`,
 		fail(e, "%d of %s failed", failed, plural(docs, unit))
 		return 1
 	}
-	return 0
+	return status
 }
 
 // encodeDoc encodes a document: value JSON (a frame's, or a storage

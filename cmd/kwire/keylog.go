@@ -44,7 +44,7 @@ func (k *keyLogFlag) load(e *env, live bool) bool {
 	}
 	kl, err := k.read()
 	if err != nil && !live {
-		fail(e, "--tls-keylog %s: %v", k.file, err)
+		fail(e, "--tls-keylog %v", fileError(k.file, err))
 		return false
 	}
 	k.log = kl

@@ -171,7 +171,7 @@ func (c *logCmd) mismatch() { c.status = 1 }
 // failed reports a file that could not be read.
 func (c *logCmd) failed(path string, err error) {
 	c.out.Flush()
-	fail(c.e, "log: %s: %v", path, err)
+	fail(c.e, "log: %v", fileError(path, err))
 	c.status = 1
 	c.unread++
 }

@@ -290,6 +290,13 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
 				}
 			} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 				msg = "--" + name + " needs a value"
+			} else if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+				// Go's "invalid boolean value "x" for -flag: parse
+				// error": one dash, and no word of what is valid.
+				if val, name, ok := strings.Cut(rest, " for -"); ok {
+					name, _, _ = strings.Cut(name, ":")
+					msg = "--" + name + " is on by itself, or --" + name + "=true or =false, not " + val
+				}
 			}
 			fail(e, "%s: %s; kwire %s --help lists its flags", fs.Name(), msg, fs.Name())
 			return nil, 2
@@ -327,6 +334,17 @@ func parseInputs(e *env, fs *flag.FlagSet, args []string) ([]string, int) {
 		return nil, 2
 	}
 	return rest, code
+}
+
+// terminalInput says, when a command is about to read standard input and
+// it is a terminal (no FILE given, or "-"), that it waits for what is
+// typed or pasted there, what that is (what), and how to end it: kwire
+// decode with no argument sat silent, as if it hung.
+func terminalInput(e *env, name string, args []string, what string) {
+	if !e.stdinIsTTY || len(args) > 0 && countOf(args, "-") == 0 {
+		return
+	}
+	fmt.Fprintf(e.stderr, "kwire: %s reads standard input, this terminal: %s, then Ctrl-D on a line of its own (kwire %s --help: the other ways)\n", name, what, name)
 }
 
 func fail(e *env, format string, a ...any) {

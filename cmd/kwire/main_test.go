@@ -435,14 +435,13 @@ func TestFileArgumentsThatCannotBeRead(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"decode", "frame-missing.bin"}, "kwire: open frame-missing.bin: no such file or directory\n"},
-		{[]string{"decode", "/nonexistent"}, "kwire: open /nonexistent: no such file or directory\n"},
-		{[]string{"decode", "./frames/x"}, "kwire: open ./frames/x: no such file or directory\n"},
-		{[]string{"decode", dir}, "kwire: read " + dir + ": is a directory\n"},
-		{[]string{"decode", apiVersionsV3, "/nonexistent"}, "kwire: open /nonexistent: no such file or directory\n"},
-		{[]string{"encode", "/nonexistent"}, "kwire: open /nonexistent: no such file or directory\n"},
-		{[]string{"encode", "value.json"}, "kwire: open value.json: no such file or directory\n"},
-		{[]string{"encode", dir}, "kwire: read " + dir + ": is a directory\n"},
+		{[]string{"decode", "frame-missing.bin"}, "kwire: frame-missing.bin: no such file or directory\n"},
+		{[]string{"decode", "/nonexistent"}, "kwire: /nonexistent: no such file or directory\n"},
+		{[]string{"decode", "./frames/x"}, "kwire: ./frames/x: no such file or directory\n"},
+		{[]string{"decode", dir}, "kwire: " + dir + ": is a directory\n"},
+		{[]string{"encode", "/nonexistent"}, "kwire: /nonexistent: no such file or directory\n"},
+		{[]string{"encode", "value.json"}, "kwire: value.json: no such file or directory\n"},
+		{[]string{"encode", dir}, "kwire: " + dir + ": is a directory\n"},
 	} {
 		out, errOut, code := runCLI(t, c.args, nil)
 		require.Equal(t, 1, code, c.args)

@@ -235,7 +235,7 @@ const maxSchemaNotes = 10
 func checkSchemaDir(dir string, stderr io.Writer) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return fmt.Errorf("--schemas: %v", err)
+		return fmt.Errorf("--schemas %v", fileError(dir, err))
 	}
 	defer root.Close()
 	files := resolve.NewFiles(dir, root.FS())

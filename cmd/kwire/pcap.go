@@ -14,6 +14,7 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -49,7 +50,10 @@ func (p *portList) Set(v string) error {
 	for _, part := range strings.Split(v, ",") {
 		n, err := strconv.ParseUint(strings.TrimSpace(part), 10, 16)
 		if err != nil || n == 0 {
-			return errorf("bad port %q", part)
+			if strings.Contains(v, ",") {
+				return errorf("%q is no port: a port is a number from 1 to 65535", strings.TrimSpace(part))
+			}
+			return errorf("a port is a number from 1 to 65535")
 		}
 		*p = append(*p, uint16(n))
 	}
@@ -181,7 +185,7 @@ func runPcap(e *env, args []string) int {
 	}
 	if err != nil {
 		w.Flush()
-		fail(e, "%s: %v", cfg.file, err)
+		fail(e, "%v", fileError(cfg.file, err))
 		return 1
 	}
 	for _, n := range res.Notes {
@@ -192,6 +196,11 @@ func runPcap(e *env, args []string) int {
 	}
 	if why := noKafka(res, run.exchanges, cfg.ports); why != "" {
 		fail(e, "%s: %s", cfg.file, why)
+	}
+	if run.kept == 0 && run.exchanges > 0 && !res.Stopped {
+		if why := run.unmatched.why(&cfg.exchangeFilter, run.exchanges); why != "" {
+			fail(e, "%s: %s", cfg.file, why)
+		}
 	}
 	if res.TLS > 0 && cfg.keys.file == "" {
 		fail(e, "%s: %s", cfg.file, keyLogHint(res.TLS))
@@ -267,7 +276,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		"kwire pcap --api JoinGroup --client-id kwire-group kfake-clients.pcapng",
 		"kwire pcap --kafka --strict kfake-clients.pcapng")
 	cfg := &pcapConfig{}
-	fs.Var(&cfg.ports, "port", "broker port (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
+	fs.Var(&cfg.ports, "port", "broker `PORT` (repeatable, or comma-separated; default 9092, else inferred from who sends requests)")
 	cfg.exchangeFilter.register(fs)
 	fs.BoolVar(&cfg.summary, "summary", false, "print a table per API: counts, versions (those of responses whose request the capture lacks guessed, marked ?: v13×11?), bytes, error codes, latency percentiles; and what the capture lost (gaps, frames held only in part, bytes skipped)")
 	fs.BoolVar(&cfg.strict, "strict", false, "exit 1 when any exchange shown has a warning (a lenient reading or a limit hit), the capture lost bytes (gaps, a snap length), is truncated or corrupt, or holds TLS connections left encrypted")
@@ -280,6 +289,11 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 		return nil, code
 	}
 
+	if len(args) > 1 {
+		// Conversations are paired within one capture.
+		fail(e, "pcap reads one capture file, not %d: run it once for each, or join them first (mergecap -w all.pcapng %s, from Wireshark)", len(args), strings.Join(args, " "))
+		return nil, 2
+	}
 	if len(args) != 1 {
 		fail(e, "pcap needs one capture file, or - for standard input")
 		return nil, 2
@@ -320,6 +334,9 @@ type pcapRun struct {
 	redacted      int // exchanges shown with secrets hidden (zeroed, or masked)
 	guesses       int // unpaired responses read by a guessed API (the first maxGuessLines said)
 	partial       int // frames the capture holds only in part (Frame.Missing), filtered out or not
+	// unmatched is what the filters left out, for saying why none was
+	// shown when none was.
+	unmatched filtersMissed
 }
 
 // maxGuessLines is how many unpaired responses kwire pcap says on
@@ -363,6 +380,13 @@ type runLine struct {
 	warned    bool
 	zeroed    bool // secrets hidden in its frames (its "redacted")
 	stat      exchangeStat
+	// For one a filter left out: which (the first of --api, --client-id
+	// and --errors-only, in that order, that it fails), and what that
+	// filter read of it, its API or its request's client id (hasID).
+	dropped  filterKind
+	key      int16
+	clientID string
+	hasID    bool
 }
 
 // exchangeStat is what one exchange adds to the summary.
@@ -510,6 +534,7 @@ func (p *pcapRun) put(o pcapOut, bufs *sync.Pool) {
 		p.exchanges++
 		p.prog.add(0, 1)
 		if !l.keep {
+			p.unmatched.add(l)
 			continue
 		}
 		p.add(l)
@@ -632,12 +657,17 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 	key, ver := x.APIKey, x.APIVersion
 	if x.Request != nil {
 		if cfg.only != nil && key != cfg.only.Key {
+			out.dropped, out.key = byAPI, key
 			return line, out
 		}
-		if cfg.clientID != "" && requestClientID(x.Request.Bytes) != cfg.clientID {
-			return line, out
+		if cfg.clientID != "" {
+			if id := requestClientID(x.Request.Bytes); id != cfg.clientID {
+				out.dropped, out.clientID, out.hasID = byClientID, id, true
+				return line, out
+			}
 		}
 	} else if cfg.clientID != "" {
+		out.dropped = byClientID // no request, no client id
 		return line, out
 	}
 	jo := cfg.jo
@@ -708,7 +738,12 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 	if direct != nil {
 		line = direct.B
 	}
-	if cfg.only != nil && key != cfg.only.Key || cfg.errorsOnly && len(codes) == 0 {
+	if cfg.only != nil && key != cfg.only.Key {
+		out.dropped, out.key = byAPI, key // an unpaired response's guessed API
+		return line[:start], out
+	}
+	if cfg.errorsOnly && len(codes) == 0 {
+		out.dropped = byErrors
 		return line[:start], out
 	}
 	out.keep = true
@@ -769,7 +804,15 @@ func statsName(key int16) string {
 func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) {
 	var out runLine
 	cfg := wk.cfg
-	if cfg.only != nil || cfg.clientID != "" || cfg.errorsOnly {
+	switch {
+	case cfg.only != nil:
+		out.dropped, out.key = byAPI, saslTokens
+		return line, out
+	case cfg.clientID != "":
+		out.dropped = byClientID
+		return line, out
+	case cfg.errorsOnly:
+		out.dropped = byErrors
 		return line, out
 	}
 	out.keep = true
@@ -1210,3 +1253,149 @@ func appendCodes(dst []int16, f *codec.Frame) []int16 {
 // showSecretsUsage is --show-secrets of kwire pcap and kwire proxy, which
 // zero secrets in what they print unless it is given.
 const showSecretsUsage = "print secrets as the bytes hold them instead of zeroing them: SASL authentication bytes and raw SASL tokens (PLAIN passwords, SCRAM proofs, bearer tokens, Kerberos tickets), delegation-token HMACs, SCRAM credentials, and configuration values that are or may be passwords (in the configuration APIs and in __cluster_metadata records)"
+
+// filterKind is which of kwire pcap's filters left an exchange out.
+type filterKind int8
+
+const (
+	byNone     filterKind = iota
+	byAPI                 // --api
+	byClientID            // --client-id
+	byErrors              // --errors-only
+)
+
+// filtersMissed counts the exchanges each filter left out, and what the
+// filter read of them: their APIs, their requests' client ids (at most
+// maxIDsKept of them, each counted; the exchanges of others in
+// idsUncounted). When no exchange is shown, why says which filter
+// matched nothing and what it saw instead.
+type filtersMissed struct {
+	dropped      [byErrors + 1]int
+	apis         map[int16]int
+	ids          map[string]int
+	idsUncounted int
+}
+
+// maxIDsKept bounds the client ids kept for the message: a capture of
+// many clients costs no more than this many strings.
+const maxIDsKept = 256
+
+// maxSeenSaid is how many APIs or client ids the message names.
+const maxSeenSaid = 5
+
+func (m *filtersMissed) add(l *runLine) {
+	m.dropped[l.dropped]++
+	switch {
+	case l.dropped == byAPI && l.key != saslTokens:
+		if m.apis == nil {
+			m.apis = map[int16]int{}
+		}
+		m.apis[l.key]++
+	case l.dropped == byClientID && l.hasID:
+		if m.ids == nil {
+			m.ids = map[string]int{}
+		}
+		if _, ok := m.ids[l.clientID]; ok || len(m.ids) < maxIDsKept {
+			m.ids[l.clientID]++
+		} else {
+			m.idsUncounted++
+		}
+	}
+}
+
+// why says, when the filters of x let none of the exchanges (n of them)
+// through, which one matched nothing and what it saw: an empty output
+// otherwise looks like a capture with nothing in it. The filters are
+// taken in order, --api, --client-id, --errors-only, each among the
+// exchanges the ones before it let through.
+func (m *filtersMissed) why(x *exchangeFilter, n int) string {
+	left := n
+	among := plural(n, "exchange")
+	if x.only != nil {
+		if left -= m.dropped[byAPI]; left == 0 {
+			names := make(map[string]int, len(m.apis))
+			for k, c := range m.apis {
+				names[statsName(k)] += c
+			}
+			s := "no exchange shown: --api " + x.only.Name + " matched none of the " + among
+			if seen := seenList(names, 0); seen != "" {
+				s += "; the APIs seen: " + seen
+			} else {
+				s += " (all raw SASL tokens, of no API)"
+			}
+			return s
+		}
+		among = plural(left, x.only.Name+" exchange")
+	}
+	if x.clientID != "" {
+		if left -= m.dropped[byClientID]; left == 0 {
+			s := "no exchange shown: --client-id " + strconv.Quote(x.clientID) + " matched none of the " + among
+			quoted := make(map[string]int, len(m.ids))
+			for id, c := range m.ids {
+				quoted[strconv.Quote(cutID(id))] += c
+			}
+			if seen := seenList(quoted, m.idsUncounted); seen != "" {
+				s += "; the client ids seen: " + seen
+			} else {
+				s += " (none of them has a request, which carries the client id)"
+			}
+			return s
+		}
+		if x.only != nil {
+			among = plural(left, x.only.Name+" exchange") + " with that client id"
+		} else {
+			among = plural(left, "exchange") + " with client id " + strconv.Quote(x.clientID)
+		}
+	}
+	if x.errorsOnly && left-m.dropped[byErrors] == 0 {
+		return "no exchange shown: --errors-only: none of the " + among + " has a response with a non-zero error code"
+	}
+	return ""
+}
+
+// cutID is a client id as the message names it: at most 64 bytes of it,
+// cut at a character's start, "..." saying it was cut.
+func cutID(id string) string {
+	if len(id) <= 64 {
+		return id
+	}
+	i := 64
+	for i > 0 && !utf8.RuneStart(id[i]) {
+		i--
+	}
+	return id[:i] + "..."
+}
+
+// seenList names the most frequent of counts (name to exchanges), at most
+// maxSeenSaid, each with its count ("Produce ×12"), and how many more
+// there are (uncounted, exchanges of names not kept: "and others" when
+// set, as the count of names is then not known); "" when counts is empty.
+func seenList(counts map[string]int, uncounted int) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if counts[names[i]] != counts[names[j]] {
+			return counts[names[i]] > counts[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var parts []string
+	for _, k := range names[:min(len(names), maxSeenSaid)] {
+		parts = append(parts, k+" ×"+strconv.Itoa(counts[k]))
+	}
+	s := strings.Join(parts, ", ")
+	if more := len(names) - maxSeenSaid; more > 0 {
+		s += " and " + strconv.Itoa(more) + " more"
+		if uncounted > 0 {
+			s += " and others"
+		}
+	} else if uncounted > 0 {
+		s += " and others"
+	}
+	return s
+}

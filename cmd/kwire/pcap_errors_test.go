@@ -111,7 +111,7 @@ func TestPcapDirectory(t *testing.T) {
 		out, errOut, code := runCLI(t, []string{cmd, dir}, nil)
 		require.Equal(t, 1, code, cmd)
 		require.Empty(t, out, cmd)
-		require.Equal(t, "kwire: read "+dir+": is a directory\n", errOut, cmd)
+		require.Equal(t, "kwire: "+dir+": is a directory\n", errOut, cmd)
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -65,7 +64,7 @@ func openStreamed(e *env, name, mode, unit string, streams bool) (in io.Reader, 
 	if name != "" {
 		f, err := os.Open(name)
 		if err != nil {
-			fail(e, "%v", err)
+			fail(e, "%v", fileError(name, err))
 			return nil, nil, nil, 1
 		}
 		if st, err := f.Stat(); err == nil && st.IsDir() {
@@ -73,7 +72,7 @@ func openStreamed(e *env, name, mode, unit string, streams bool) (in io.Reader, 
 			// which a capture's reader took for a file too short: said
 			// as decode and batch say it.
 			f.Close()
-			fail(e, "%v", &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR})
+			fail(e, "%v", fileError(name, syscall.EISDIR))
 			return nil, nil, nil, 1
 		}
 		in, done = f, func() { f.Close() }

@@ -84,7 +84,7 @@ func parseProxyFlags(e *env, args []string) (*proxyConfig, int) {
 	c := &proxyConfig{}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:19092", "accept clients on `HOST:PORT` exactly as given (the bootstrap address clients are given)")
 	fs.StringVar(&c.upstream, "upstream", "", "the broker to forward to, `HOST:PORT` (required)")
-	fs.Var(&c.ports, "ports", "ports for the listeners opened for each broker the responses name, in order (repeatable or comma-separated; default: the system picks)")
+	fs.Var(&c.ports, "ports", "`PORTS` for the listeners opened for each broker the responses name, in order (repeatable or comma-separated; default: the system picks)")
 	fs.StringVar(&c.advertise, "advertise-host", "", "the host written into rewritten responses (default: --listen's host)")
 	fs.IntVar(&c.maxBrokers, "max-brokers", proxy.DefaultMaxListeners, "open at most `N` listeners, the first included: brokers named past it are left in responses as the broker gave them (clients reach them directly, unseen)")
 	fs.Var(&c.allowBrokers, "allow-brokers", "relay only to brokers matching these `PATTERNS` (comma-separated or repeated): host globs (*.kafka.internal), address prefixes (10.1.0.0/16), either with :PORT; "+

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -43,11 +44,45 @@ func messageArgs(e *env, name string, args []string, examples ...string) (*schem
 	if *version >= 0 {
 		v = int16(*version)
 		if !api.Request.Valid.Contains(v) {
-			fail(e, "%s has versions %s, not %d", api.Name, api.Request.Valid, v)
+			fail(e, "%s", versionRefused(name, api, v, *response))
 			return nil, 0, false, 2
 		}
 	}
 	return api, v, *response, -1
+}
+
+// versionRefused is why kwire schema or example (name) has no layout or
+// frame for version v of api: the versions kwire knows, and what the user
+// can run instead. A version newer than any known is refused rather than
+// drawn with the newest layout, as kwire decode reads its bytes: decode
+// reads bytes that exist, and says how (newerVersion), but a layout or a
+// frame printed under v's name would be kwire's invention, not v's.
+func versionRefused(name string, api *schema.API, v int16, response bool) string {
+	valid := api.Request.Valid
+	msg := api.Name + " has versions " + valid.String() + ", not " + strconv.Itoa(int(v))
+	if v < valid.Lo {
+		return msg + " (run kwire apis)"
+	}
+	dir := ""
+	if response {
+		dir = " --response"
+	}
+	does := "shows"
+	if name == "example" {
+		does = "prints"
+	}
+	return msg + ": v" + strconv.Itoa(int(v)) + " is newer than kwire knows" + knownFrom() +
+		"; kwire " + name + " " + api.Name + " --version " + strconv.Itoa(int(valid.Hi)) + dir + " " + does +
+		" the newest, whose layout kwire decode reads a newer version's bytes with, saying so"
+}
+
+// knownFrom says where kwire's versions come from, " (its schemas are Kafka
+// 4.3's)", or "" when no folder of the tables names a release.
+func knownFrom() string {
+	if release, _ := newestKafka(); release != "" {
+		return " (its schemas are Kafka " + release + "'s)"
+	}
+	return ""
 }
 
 // isVersionWord reports whether s is a version as people write one after

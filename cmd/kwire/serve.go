@@ -49,7 +49,12 @@ func runServe(e *env, args []string) int {
 		return 2
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
-		fail(e, "%s is not a folder; run make site first", *dir)
+		// Missing (kwire serve run before kwire site, or elsewhere) or
+		// a file: which, and what writes the folder it serves.
+		if err == nil {
+			err = errors.New("not a folder")
+		}
+		fail(e, "--dir %v: kwire serve serves the site kwire site --out %s writes (make site writes dist in kwire's repository)", fileError(*dir, err), *dir)
 		return 1
 	}
 	ln, err := net.Listen("tcp", *addr)

@@ -177,9 +177,13 @@ func TestServeCLI(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, `(default "127.0.0.1:8080")`)
 
-	_, errOut, code := runCLI(t, []string{"serve", "--dir", filepath.Join(t.TempDir(), "none")}, nil)
+	none := filepath.Join(t.TempDir(), "none")
+	_, errOut, code := runCLI(t, []string{"serve", "--dir", none}, nil)
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "is not a folder")
+	require.Equal(t, "kwire: --dir "+none+": no such file or directory: kwire serve serves the site kwire site --out "+none+" writes (make site writes dist in kwire's repository)\n", errOut)
+	_, errOut, code = runCLI(t, []string{"serve", "--dir", "frame.bin"}, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kwire: --dir frame.bin: not a folder: ")
 	_, _, code = runCLI(t, []string{"serve", "extra"}, nil)
 	require.Equal(t, 2, code)
 

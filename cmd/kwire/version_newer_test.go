@@ -1,0 +1,69 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestNewerVersionDecodedAndSaid: bytes of a version newer than kwire
+// knows are decoded with the newest layout (the codec's choice, kept),
+// and standard error says so once a run, in words of its own: the
+// versions kwire knows and the layout used. Only the codec's warning,
+// "at byte 9 (body): version 99 is newer than any known", said it before,
+// naming neither the API nor what kwire knows.
+func TestNewerVersionDecodedAndSaid(t *testing.T) {
+	ex, errOut, code := runCLI(t, []string{"example", "Metadata", "--version", "13", "--response"}, nil)
+	require.Equal(t, 0, code, errOut)
+	frame := strings.SplitN(ex, "\n", 2)[0]
+	note := "Metadata v99 is newer than kwire knows: it knows v0-13"
+	layout := "decoded v99 with the v13 layout, the newest"
+
+	out, errOut, code := runCLI(t, []string{"decode", "--format", "ndjson", "--response", "--api", "Metadata", "--version", "99", frame, frame}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 2, strings.Count(out, `"apiVersion":99`), out)
+	require.Equal(t, 1, strings.Count(errOut, note), "said once a run:\n%s", errOut)
+	require.Contains(t, errOut, layout)
+	require.Equal(t, 2, strings.Count(errOut, "version 99 is newer than any known"), "each frame's warning stays:\n%s", errOut)
+
+	// A request whose header says v99, nothing pinned: the same.
+	req, errOut, code := runCLI(t, []string{"example", "Metadata", "--version", "13"}, nil)
+	require.Equal(t, 0, code, errOut)
+	hex := strings.SplitN(req, "\n", 2)[0]
+	require.Equal(t, "000d", hex[12:16], "the header's version")
+	_, errOut, code = runCLI(t, []string{"decode", hex[:12] + "0063" + hex[16:]}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, note)
+	require.Contains(t, errOut, layout)
+
+	// --strict still fails such a frame: it has a warning.
+	_, _, code = runCLI(t, []string{"decode", "--strict", "--response", "--api", "Metadata", "--version", "99", frame}, nil)
+	require.Equal(t, 1, code)
+}
+
+// TestNewerVersionRefusedWithAWayOn: kwire schema and kwire example
+// refuse a version newer than kwire knows (a layout or frame printed as
+// v99 would be made up), naming the versions known, and the command they
+// name for the newest runs.
+func TestNewerVersionRefusedWithAWayOn(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		next string
+	}{
+		{[]string{"schema", "Metadata", "--version", "99", "--response"}, "kwire schema Metadata --version 13 --response shows the newest"},
+		{[]string{"example", "Produce", "--version", "14"}, "kwire example Produce --version 13 prints the newest"},
+	} {
+		out, errOut, code := runCLI(t, c.args, nil)
+		require.Equal(t, 2, code, c.args)
+		require.Empty(t, out)
+		require.Contains(t, errOut, "has versions 0-13, not "+c.args[3]+": v"+c.args[3]+" is newer than kwire knows", c.args)
+		require.Contains(t, errOut, c.next, c.args)
+		require.Contains(t, errOut, "kwire decode reads a newer version's bytes with", c.args)
+		cmd := regexp.MustCompile(`kwire ((schema|example) [^;]*?) (shows|prints) the newest`).FindStringSubmatch(errOut)
+		require.NotNil(t, cmd, errOut)
+		_, errOut, code = runCLI(t, strings.Fields(cmd[1]), nil)
+		require.Equal(t, 0, code, "the command named runs: %s", errOut)
+	}
+}
