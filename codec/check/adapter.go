@@ -854,6 +854,18 @@ func brokenRequest(b []byte, err error) bool {
 	return key != 0 && api != nil && api.Valid().Contains(ver)
 }
 
+// cutRequest reports whether b, cut short, is read as a request: the
+// codec reads one whose header is a client's (an API at one of its
+// versions, a client id of printable text) as far as its bytes go, and
+// stops any other at its size.
+func (r *reader) cutRequest(b []byte) bool {
+	o := r.probe()
+	o.Auto = true
+	_, err := r.decode(b, o)
+	var de *codec.DecodeError
+	return !errors.As(err, &de) || de.Path != "size"
+}
+
 // asResponse reports whether b reads cleanly as a response of key at ver.
 func (r *reader) asResponse(b []byte, key, ver int16) bool {
 	if schema.ByKey(key) == nil || ver < 0 {
