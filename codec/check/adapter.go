@@ -557,7 +557,10 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 // id (a static member, KIP-345).
 func groupMember(b *tree.Node, ff *frameFacts) {
 	ff.Group, _ = strOf(b.Get("groupId"))
-	ff.MemberID, _ = strOf(b.Get("memberId"))
+	if n := b.Get("memberId"); n != nil {
+		ff.MemberID, _ = strOf(n)
+		ff.MemberIDAt = n.Start
+	}
 	for _, name := range [...]string{"generationId", "generationIdOrMemberEpoch", "memberEpoch"} {
 		if n := b.Get(name); n != nil {
 			ff.Generation, ff.HasGeneration, ff.GenerationAt, ff.GenPath = int32(n.Int), true, n.Start, "body."+name

@@ -271,6 +271,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		c.commit(a, who)
 		c.groupGeneration(a, who)
 	case schema.KeyJoinGroup:
+		c.joinMember(a, who)
 		c.joinGroup(a, who)
 	case schema.KeyHeartbeat, schema.KeySyncGroup, schema.KeyLeaveGroup:
 		c.groupGeneration(a, who)

@@ -166,6 +166,7 @@ type frameFacts struct {
 	// path, and its group instance id (conv.group-generation,
 	// conv.member-epoch).
 	MemberID      string
+	MemberIDAt    int // its offset in the frame (a request's)
 	Generation    int32
 	HasGeneration bool
 	GenerationAt  int
