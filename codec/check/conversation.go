@@ -552,9 +552,8 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		// commits are judged from it.
 		f.first = min(f.first, p.Offset)
 		if f.seen && f.conn != conn {
-			f.keepOther(connFetch{f.conn, f.last, f.resets, f.lost, f.pos})
+			f.switchTo(conn)
 		}
-		f.others = slices.DeleteFunc(f.others, func(o connFetch) bool { return o.conn == conn })
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
 		// An end offset answered before every connection's last fetch
 		// has been fetched from (or passed) over each of them; without
@@ -646,15 +645,20 @@ func (f *fetchState) answered(pos int) bool {
 	return false
 }
 
-// keepOther keeps where the partition's fetches over another connection
-// were (others), in place of what it held of that connection, dropping
-// the oldest past maxFetchConns.
-func (f *fetchState) keepOther(o connFetch) {
-	f.others = slices.DeleteFunc(f.others, func(x connFetch) bool { return x.conn == o.conn })
-	if len(f.others) == maxFetchConns {
-		f.others = append(f.others[:0], f.others[1:]...)
+// switchTo keeps where the partition's fetches over its last connection
+// were (others) as it is fetched over conn, which others no longer hold,
+// dropping the oldest past maxFetchConns.
+func (f *fetchState) switchTo(conn int) {
+	kept := f.others[:0]
+	for _, o := range f.others {
+		if o.conn != conn && o.conn != f.conn {
+			kept = append(kept, o)
+		}
 	}
-	f.others = append(f.others, o)
+	if len(kept) == maxFetchConns {
+		kept = append(kept[:0], kept[1:]...)
+	}
+	f.others = append(kept, connFetch{f.conn, f.last, f.resets, f.lost, f.pos})
 }
 
 // truncatedTo reports whether a fetch at offset, sent at pos, starts
