@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -603,31 +604,55 @@ func checkRules(t *testing.T, args ...string) ([]string, int) {
 // (a misbehaving client or broker against kfake, captured on loopback) is
 // flagged with exactly that rule; the same conversation without the fault
 // is clean (but for kfake's SaslHandshake answers, conn.sasl-handshake).
-// -update records them again (dumpcap, on lo).
+// Each rule is a subtest named by its id, and -update records again (with
+// dumpcap, on lo) the captures of the subtests that run, no others: name
+// the rule, so that the other captures keep their bytes,
+//
+//	go test ./cmd/kwire -run '^TestCheckRuleCaptures$/^conv\.member-epoch$' -update
+//
+// (a new rule's scenario is recorded so too). Without -update, a missing
+// capture fails its subtest with that command.
 func TestCheckRuleCaptures(t *testing.T) {
-	if *update {
-		needTool(t, "dumpcap")
-		for _, s := range scenarios {
-			for _, bad := range []bool{true, false} {
-				b := recordScenario(t, s, bad)
-				require.NoError(t, os.WriteFile(captureName(s.rule, bad), b, 0o644))
-			}
-		}
-	}
 	for _, s := range scenarios {
-		for _, bad := range []bool{true, false} {
-			file, err := filepath.Abs(captureName(s.rule, bad))
-			require.NoError(t, err)
-			rules, code := checkRules(t, file) // the broker side is inferred: the client sends requests
-			kfake := kfakeRules(s)
-			if bad {
-				require.ElementsMatch(t, append([]string{s.rule}, kfake...), rules, "%s: the misbehaving conversation", file)
-			} else {
-				require.ElementsMatch(t, kfake, rules, "%s: the same conversation without the fault", file)
-				require.Equal(t, 0, code)
+		t.Run(s.rule, func(t *testing.T) {
+			if *update {
+				needTool(t, "dumpcap")
+				for _, bad := range []bool{true, false} {
+					b := recordScenario(t, s, bad)
+					require.NoError(t, os.WriteFile(captureName(s.rule, bad), b, 0o644))
+				}
 			}
-		}
+			for _, bad := range []bool{true, false} {
+				file, err := filepath.Abs(captureName(s.rule, bad))
+				require.NoError(t, err)
+				if _, err := os.Stat(file); err != nil {
+					t.Fatalf("%v: record it with go test ./cmd/kwire -run '^TestCheckRuleCaptures$/^%s$' -update", err, regexp.QuoteMeta(s.rule))
+				}
+				rules, code := checkRules(t, file) // the broker side is inferred: the client sends requests
+				kfake := kfakeRules(s)
+				if bad {
+					require.ElementsMatch(t, append([]string{s.rule}, kfake...), rules, "%s: the misbehaving conversation", file)
+				} else {
+					require.ElementsMatch(t, kfake, rules, "%s: the same conversation without the fault", file)
+					require.Equal(t, 0, code)
+				}
+			}
+		})
 	}
+}
+
+// TestCheckRuleCapturesOneRule: -run names one rule's subtest of
+// TestCheckRuleCaptures, and only it runs, so -update records only its
+// captures (it was one test: -update with any -run recorded all 26
+// files again). The test binary runs itself with such a pattern.
+func TestCheckRuleCapturesOneRule(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run", `^TestCheckRuleCaptures$/^conn\.version$`, "-test.v", "-test.count=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	ran := regexp.MustCompile(`(?m)^=== RUN\s+TestCheckRuleCaptures/(\S+)$`).FindAllStringSubmatch(string(out), -1)
+	require.Len(t, ran, 1, string(out))
+	require.Equal(t, "conn.version", ran[0][1])
+	require.Contains(t, string(out), "--- PASS: TestCheckRuleCaptures/conn.version")
 }
 
 // kfakeRules are the rules kfake itself breaks in scenario s: it accepts

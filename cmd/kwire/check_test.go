@@ -80,6 +80,25 @@ func TestCheckText(t *testing.T) {
 	require.Contains(t, errOut, "--fail-on must be")
 }
 
+// TestCheckCutResponse: a Fetch response cut short, given as hex lines
+// after a whole one, was read as a Produce v7 request (its correlation id
+// 7 reads so): a frame.enum error for an acks of 4822, a frame.decode
+// error, and the whole response before it a stray. Check says the frame
+// is cut and judges nothing else of it.
+func TestCheckCutResponse(t *testing.T) {
+	whole, _, code := runCLI(t, []string{"example", "Fetch", "--version", "12", "--response"}, nil)
+	require.Equal(t, 0, code)
+	frame, _, _ := strings.Cut(whole, "\n")
+	in := frame + "\n" + frame[:len(frame)/4*2] + "\n"
+	out, errOut, code := runCLI(t, []string{"check"}, []byte(in))
+	require.Equal(t, 1, code, out+errOut)
+	require.NotContains(t, out, "frame.enum")
+	require.NotContains(t, out, "Produce")
+	require.NotContains(t, out, "conn.correlation error")
+	require.Regexp(t, `(?m)^frame\.size error frame 2 at byte 0 \(size\): the frame is cut short, and nothing in it is judged: .* most likely a response \(correlation id 7\), .*expected \d+ bytes after the size, as it says, found \d+$`, out)
+	require.Contains(t, errOut, "check: 1 error, 0 warnings, 0 notes")
+}
+
 // TestCheckSaysWhatItCouldNotRead: a file that is neither a capture nor
 // frames is an error, exit 1, and the summary's counts, which say nothing
 // of it, say it was not read; the files that were read still count.

@@ -557,7 +557,10 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 // id (a static member, KIP-345).
 func groupMember(b *tree.Node, ff *frameFacts) {
 	ff.Group, _ = strOf(b.Get("groupId"))
-	ff.MemberID, _ = strOf(b.Get("memberId"))
+	if n := b.Get("memberId"); n != nil {
+		ff.MemberID, _ = strOf(n)
+		ff.MemberIDAt = n.Start
+	}
 	for _, name := range [...]string{"generationId", "generationIdOrMemberEpoch", "memberEpoch"} {
 		if n := b.Get(name); n != nil {
 			ff.Generation, ff.HasGeneration, ff.GenerationAt, ff.GenPath = int32(n.Int), true, n.Start, "body."+name
@@ -852,6 +855,18 @@ func brokenRequest(b []byte, err error) bool {
 	key, ver := int16(uint16(b[4])<<8|uint16(b[5])), int16(uint16(b[6])<<8|uint16(b[7]))
 	api := schema.ByKey(key)
 	return key != 0 && api != nil && api.Valid().Contains(ver)
+}
+
+// cutRequest reports whether b, cut short, is read as a request: the
+// codec reads one whose header is a client's (an API at one of its
+// versions, a client id of printable text) as far as its bytes go, and
+// stops any other at its size.
+func (r *reader) cutRequest(b []byte) bool {
+	o := r.probe()
+	o.Auto = true
+	_, err := r.decode(b, o)
+	var de *codec.DecodeError
+	return !errors.As(err, &de) || de.Path != "size"
 }
 
 // asResponse reports whether b reads cleanly as a response of key at ver.

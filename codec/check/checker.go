@@ -104,6 +104,11 @@ func (c *Checker) Add(an *Analysis) []Finding {
 		c.lost += a.x.StreamGaps - cs.gaps
 		cs.gaps = a.x.StreamGaps
 	}
+	if a.x.cut {
+		// A frame cut short, of no known direction or API: it tells
+		// the connection and the conversation nothing.
+		return c.out
+	}
 	if a.x.SASLToken {
 		// Raw SASL tokens: no Kafka frames, but a step of the SASL
 		// exchange the handshake began.

@@ -264,33 +264,71 @@ func TestFetchOffsetTruncatedToTheEndOffsetAnswered(t *testing.T) {
 
 // A capture holding both legs of kwire proxy (client to proxy, proxy to
 // broker) has each fetch twice, over two connections of one host and
-// client id, alternating. The rule follows a partition over one
-// connection and takes a fetch over another as a new start, so it judged
-// none of them and said nothing: "0 rules not judged" (kgo against kfake
-// through kwire proxy, found by a probe). It now says once that it does
-// not judge them; a single move to another connection (a new leader)
-// is still followed silently.
-func TestAlternatingFetchConnectionsSaySo(t *testing.T) {
+// client id, alternating; so do two consumers with one host and client
+// id fetching a partition. The rule took a fetch over another connection
+// as a new start, and said it judged none of them. Each connection's
+// fetches being one consumer's, a fetch over a connection is judged
+// against that connection's last: one that goes back on either leg is
+// flagged there, a truncation (divergingEpoch) answered on both legs lets
+// both go back, and a single move to another connection (a new leader) is
+// still a new start.
+func TestAlternatingFetchConnectionsJudged(t *testing.T) {
 	at := func(off int64) []byte { x := plain(); x.base = off; return x.bytes() }
 	client := &Conn{ID: 1, Client: "127.0.0.1:40001", Broker: "127.0.0.1:9192", FromStart: true}
 	proxy := &Conn{ID: 2, Client: "127.0.0.1:40002", Broker: "127.0.0.1:9092", FromStart: true}
-	var xs []Exchange
-	for i, off := range []int64{10, 12, 14} {
-		corr := int32(i + 1)
-		xs = append(xs, exchangesOn(proxy, fetchReq(11, corr, off), fetchRsp(11, corr, 20, at(off)))...)
-		xs = append(xs, exchangesOn(client, fetchReq(11, corr, off), fetchRsp(11, corr, 20, at(off)))...)
+	// legs lays out fetches at offs over both legs as a capture holds
+	// them: the client's request, the proxy's, the broker's answer, the
+	// proxy's answer (rsp answers each).
+	legs := func(offs []int64, rsp func(corr int32, off int64) []byte, back int) []Exchange {
+		var xs []Exchange
+		for i, off := range offs {
+			corr := int32(i + 1)
+			clientOff := off
+			if i == back {
+				clientOff = offs[i-1] - 1
+			}
+			n := 10 * (i + 1)
+			p := exchangesOn(proxy, fetchAtEpoch(corr, off, 4), rsp(corr, off))
+			p[0].RequestPacket, p[0].ResponsePacket = n+1, n+2
+			c := exchangesOn(client, fetchAtEpoch(corr, clientOff, 4), rsp(corr, off))
+			c[0].RequestPacket, c[0].ResponsePacket = n, n+3
+			xs = append(xs, p[0], c[0])
+		}
+		return xs
 	}
-	fs := Check(xs)
+	data := func(corr int32, off int64) []byte { return fetchRsp(12, corr, 20, at(off)) }
+	fs := Check(legs([]int64{10, 12, 14}, data, -1))
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
-	require.Contains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
-	require.Contains(t, findingLines(fs), "alternate between connections")
+	require.NotContains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
+
+	// The client's third fetch goes back (to 11): flagged on its leg.
+	fs = Check(legs([]int64{10, 12, 14}, data, 2))
+	got := judged(fs, "conv.fetch-offset")
+	require.Len(t, got, 1, findingLines(fs))
+	require.Equal(t, 1, got[0].Where.Conn)
+	require.Contains(t, got[0].String(), "expected at least 12, found 11")
+
+	// The broker answers the second fetch divergingEpoch 240: both legs
+	// fetch at 240 next.
+	fs = Check(legs([]int64{250, 256, 240, 241}, func(corr int32, off int64) []byte {
+		if off == 256 {
+			return divergingRsp(corr, 240)
+		}
+		return fetchRsp(12, corr, 256, at(off))
+	}, -1))
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.NotContains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
 
 	// A new leader: one move, followed from there.
-	xs = exchangesOn(client, fetchReq(11, 1, 10), fetchRsp(11, 1, 20, at(10)))
+	xs := exchangesOn(client, fetchReq(11, 1, 10), fetchRsp(11, 1, 20, at(10)))
 	xs = append(xs, exchangesOn(proxy, fetchReq(11, 1, 12), fetchRsp(11, 1, 20, at(12)), fetchReq(11, 2, 14), fetchRsp(11, 2, 20))...)
 	fs = Check(xs)
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
 	require.NotContains(t, skippedIDs(fs), "conv.fetch-offset", findingLines(fs))
+	// ... and back to the first, behind where it was fetched over it.
+	xs = append(xs, exchangesOn(client, fetchReq(11, 2, 8), fetchRsp(11, 2, 20, at(8)))...)
+	fs = Check(xs)
+	require.Equal(t, []string{"conv.fetch-offset"}, ruleIDs(fs), findingLines(fs))
 }
 
 // offsetFetch is an OffsetFetch (v5) exchange answering committed offset

@@ -125,15 +125,16 @@ type fetchState struct {
 	returned int64 // one past the last offset a fetch response returned
 	resets   int   // the identity's reset count when last fetched
 	conn     int   // the connection of the last fetch
-	// prev is the connection the partition was fetched over before the
-	// last switch to conn (-1: none): a fetch over it again means the
-	// fetches alternate between two connections (two consumers with
-	// the same host and client id, or both legs of a proxy in one
-	// capture), which the rule cannot follow.
-	prev int
-	lost int // Checker.lost at the last fetch
-	pos  int // reqPos of the last fetch
-	seen bool
+	lost     int   // Checker.lost at the last fetch
+	pos      int   // reqPos of the last fetch
+	seen     bool
+	// others are where the partition's fetches over other connections
+	// were, each when it was last fetched over it (the last
+	// maxFetchConns): a fetch over one of them again is judged against
+	// that connection's last, as each connection's fetches are one
+	// consumer's (two consumers with one host and client id, both legs
+	// of kwire proxy in one capture, a leader that moved away and back).
+	others []connFetch
 	// truncs are the end offsets the consumer's position may go back to
 	// (KIP-320: OffsetForLeaderEpoch answers, Fetch responses'
 	// divergingEpoch) with where they were answered: a fetch sent after
@@ -150,6 +151,33 @@ type fetchState struct {
 	// whole: nothing was lost before the first fetch seen nor between the
 	// fetches since (an earlier fetch, or a reset, may be in what was).
 	whole bool
+}
+
+// connFetch is where a partition's fetches over connection conn were
+// when it was last fetched over it: the offset, the identity's reset
+// count, Checker.lost and the request's position.
+type connFetch struct {
+	conn              int
+	last              int64
+	resets, lost, pos int
+}
+
+// maxFetchConns bounds the connections a partition's fetchState keeps
+// (others).
+const maxFetchConns = 4
+
+// over is where the partition's fetches over conn were, and whether it
+// was fetched over conn.
+func (f *fetchState) over(conn int) (connFetch, bool) {
+	if f.seen && f.conn == conn {
+		return connFetch{conn, f.last, f.resets, f.lost, f.pos}, true
+	}
+	for _, o := range f.others {
+		if o.conn == conn {
+			return o, true
+		}
+	}
+	return connFetch{}, false
 }
 
 // truncation is an end offset a consumer's position may go back to, and
@@ -271,6 +299,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		c.commit(a, who)
 		c.groupGeneration(a, who)
 	case schema.KeyJoinGroup:
+		c.joinMember(a, who)
 		c.joinGroup(a, who)
 	case schema.KeyHeartbeat, schema.KeySyncGroup, schema.KeyLeaveGroup:
 		c.groupGeneration(a, who)
@@ -484,35 +513,36 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		k := partKey{who, c.topicName(p.Topic), p.Partition}
 		f := c.fetchers[k]
 		if f == nil {
-			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0, epoch: -1, prev: -1}
+			f = &fetchState{first: p.Offset, returned: -1, whole: c.lost == 0, epoch: -1}
 			c.fetchers[k] = f
 		}
 		pos := reqPos(&a.x)
+		ref, fetched := f.over(conn)
 		switch {
-		case !f.seen:
-		case pos < f.pos && f.conn == conn:
+		case !fetched:
+			// The first fetch, or one over another connection than
+			// before (a new leader): the consumer's position is
+			// followed from there.
+		case pos < ref.pos:
 			// An older fetch handed out after later ones (its answer
 			// lost, or given up on): the position has moved past it.
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch whose exchange ended after later fetches' (its response was not captured) is not judged")
 			continue
-		case f.conn != conn && conn == f.prev:
-			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
-				"the fetches of "+k.topic+"-"+itoa(int(p.Partition))+" by one host and client id alternate between connections (two consumers with the same client id, or both legs of kwire proxy in one capture): the rule cannot tell whose position each fetch is, and does not judge them")
-		case f.resets != resets || f.conn != conn:
-		case p.Offset < f.last && f.truncatedTo(p.Offset, pos):
+		case ref.resets != resets:
+		case p.Offset < ref.last && f.truncatedTo(p.Offset, pos):
 			// KIP-320: the consumer truncated its position to the end
 			// offset OffsetForLeaderEpoch or a divergingEpoch answered.
-		case p.Offset < f.last && !f.answered(pos) && (f.validate || p.LeaderEpoch > f.epoch && f.epoch >= 0):
+		case p.Offset < ref.last && !f.answered(pos) && (f.validate || p.LeaderEpoch > f.epoch && f.epoch >= 0):
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch offset after the consumer validated its position (KIP-320: a new leader epoch, or FENCED_LEADER_EPOCH) is not judged: the OffsetForLeaderEpoch answer it truncates to is not in the capture")
-		case p.Offset < f.last && f.lost != c.lost:
+		case p.Offset < ref.last && ref.lost != c.lost:
 			c.skip(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"a fetch offset "+c.afterLoss()+" is not judged (a reset may be in them)")
-		case p.Offset < f.last:
+		case p.Offset < ref.last:
 			c.add(ConvFetchOffset, a.atPath(Request, p.loc.path()+".fetchOffset"),
 				"the fetch offset for "+k.topic+"-"+itoa(int(p.Partition))+" went back without a reset (ListOffsets, OffsetFetch or OFFSET_OUT_OF_RANGE) or a truncation (OffsetForLeaderEpoch, divergingEpoch)",
-				"at least "+i64(f.last), i64(p.Offset))
+				"at least "+i64(ref.last), i64(p.Offset))
 		}
 		if f.seen && f.lost != c.lost {
 			f.whole = false
@@ -522,10 +552,20 @@ func (c *Checker) fetch(a *analysis, who string, conn int) {
 		// commits are judged from it.
 		f.first = min(f.first, p.Offset)
 		if f.seen && f.conn != conn {
-			f.prev = f.conn
+			f.switchTo(conn)
 		}
 		f.seen, f.last, f.resets, f.conn, f.lost, f.pos = true, p.Offset, resets, conn, c.lost, pos
-		f.truncs = slices.DeleteFunc(f.truncs, func(t truncation) bool { return t.before(pos) })
+		// An end offset answered before every connection's last fetch
+		// has been fetched from (or passed) over each of them; without
+		// positions, over several connections, that cannot be told, and
+		// the last maxResetOffsets stay.
+		oldest := pos
+		for _, o := range f.others {
+			oldest = min(oldest, o.pos)
+		}
+		if len(f.others) == 0 || oldest > 0 {
+			f.truncs = slices.DeleteFunc(f.truncs, func(t truncation) bool { return t.before(oldest) })
+		}
 		f.epoch, f.validate = p.LeaderEpoch, false
 		delete(c.resetTo, k)
 	}
@@ -603,6 +643,22 @@ func (f *fetchState) answered(pos int) bool {
 		}
 	}
 	return false
+}
+
+// switchTo keeps where the partition's fetches over its last connection
+// were (others) as it is fetched over conn, which others no longer hold,
+// dropping the oldest past maxFetchConns.
+func (f *fetchState) switchTo(conn int) {
+	kept := f.others[:0]
+	for _, o := range f.others {
+		if o.conn != conn && o.conn != f.conn {
+			kept = append(kept, o)
+		}
+	}
+	if len(kept) == maxFetchConns {
+		kept = append(kept[:0], kept[1:]...)
+	}
+	f.others = append(kept, connFetch{f.conn, f.last, f.resets, f.lost, f.pos})
 }
 
 // truncatedTo reports whether a fetch at offset, sent at pos, starts

@@ -68,6 +68,10 @@ func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 			a.key, a.ver = a.req.APIKey, a.req.Version
 		}
 	}
+	if x.cut && x.Request == nil {
+		a.cutFrame()
+		return an
+	}
 	switch {
 	case x.Response != nil && x.Request != nil && schema.ByKey(a.key) != nil && a.ver >= 0:
 		z.r.readFrame(x.Response, true, a.key, a.ver, &a.rsp)
@@ -86,6 +90,28 @@ func (z *Analyzer) Analyze(x *Exchange) *Analysis {
 	a.recordsRules()
 	a.tellOver()
 	return an
+}
+
+// cutFrame says of a frame of a file cut short (Exchange.cut), which
+// answers no request and does not start as a client's request, that it
+// is cut and that nothing in it is judged: read as a request it would be
+// whatever its first bytes name (a response's correlation id 7 names
+// Produce v7), and a response's API and version are not guessed from part
+// of its bytes.
+func (a *analysis) cutFrame() {
+	b := a.x.Response
+	size := int(int32(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])))
+	w := Where{Frame: a.x.ResponseFrame, HasOffset: true, Path: "size"}
+	if a.x.Conn != nil {
+		w.Conn = a.x.Conn.ID
+	}
+	what := "the frame is cut short, and nothing in it is judged: it does not start as a client's request (an API at one of its versions, then a client id) and answers no request before it, so it is most likely a response"
+	if len(b) >= 8 {
+		what += " (correlation id " + itoa(int(int32(uint32(b[4])<<24|uint32(b[5])<<16|uint32(b[6])<<8|uint32(b[7])))) + ")"
+	}
+	what += ", whose API and version are not guessed from part of its bytes"
+	a.rsp = frameFacts{Present: true, Response: true, Len: len(b), Size: int32(size), APIKey: -1, Version: -1}
+	a.add(FrameSize, w, what, itoa(size)+" bytes after the size, as it says", itoa(len(b)-4))
 }
 
 // where places a finding in side's frame at offset/buf/path.

@@ -7,8 +7,10 @@ package check
 // out of order, as a capture pairs them); any other frame that may be a
 // request is one, unless it does not read as one but reads cleanly as a
 // response of some API and version (tried for the first maxGuessed such
-// frames), which is read as that response; the rest are responses to no
-// request seen, not decoded. A file of responses alone, read so, is not a
+// frames), which is read as that response; a frame cut short (its size
+// says more bytes follow than there are) that answers no request and does
+// not start as a client's request is said to be cut, and judged as nothing
+// else; the rest are responses to no request seen, not decoded. A file of responses alone, read so, is not a
 // conversation from its start: none of them is a stray for answering no
 // request.
 func FromFrames(frames [][]byte) []Exchange { return FromFramesLimits(frames, Limits{}) }
@@ -59,6 +61,13 @@ func FromFramesLimits(frames [][]byte, limits Limits) []Exchange {
 			wait = append(wait[:j], wait[j+1:]...)
 			continue
 		}
+		if cutShort(f) && !r.cutRequest(f) {
+			// Cut short and not a client's request: most likely a
+			// response, whose API a guess cannot tell from part of its
+			// bytes (its correlation id 7 reads as Produce v7).
+			out = append(out, Exchange{Conn: conn, Response: f, ResponseFrame: n, cut: true})
+			continue
+		}
 		if len(f) >= 12 && plausibleKey(f) && guessed < maxGuessed {
 			lonely, tried := r.lonelyResponse(f)
 			if tried {
@@ -99,6 +108,12 @@ func FromFramesLimits(frames [][]byte, limits Limits) []Exchange {
 		conn.FromStart = false
 	}
 	return out
+}
+
+// cutShort reports whether frame f's size prefix says more bytes follow
+// than there are.
+func cutShort(f []byte) bool {
+	return len(f) >= 4 && int64(int32(uint32(f[0])<<24|uint32(f[1])<<16|uint32(f[2])<<8|uint32(f[3]))) > int64(len(f)-4)
 }
 
 // plausibleKey reports whether a frame's header names an API key from 0

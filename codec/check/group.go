@@ -9,7 +9,7 @@ import (
 
 // The consumer group rules: conv.group-generation (the classic group
 // protocol: a member's requests carry the generation and member id its
-// latest JoinGroup answer gave it) and conv.member-epoch (KIP-848: a
+// latest JoinGroup answer gave it, and its rejoins that member id) and conv.member-epoch (KIP-848: a
 // ConsumerGroupHeartbeat carries the member epoch its coordinator's last
 // answer gave it). Both follow a member by its coordinator (the broker
 // the answers came from), group and member id, across connections: kgo
@@ -165,6 +165,21 @@ func (c *Checker) joinGroup(a *analysis, who string) {
 	j.last = rsp.MemberID
 }
 
+// joinMember applies conv.group-generation to a JoinGroup's own member
+// id, before its answer is learnt: empty on a member's first join (from
+// v4 Kafka answers MEMBER_ID_REQUIRED with the id to join with, KIP-394),
+// otherwise an id a JoinGroup answer gave the client, as in its other
+// requests. A static member (a group instance id, KIP-345) joins with no
+// member id too after a restart, and is given a new one; its instance id
+// is not its member id. A JoinGroup carries no generation.
+func (c *Checker) joinMember(a *analysis, who string) {
+	req := &a.req
+	if req.MemberID == "" {
+		return
+	}
+	c.groupMember(a, who, req.MemberID, 0, false, a.at(Request, req.MemberIDAt, 0, "body.memberId"))
+}
+
 // groupGeneration applies conv.group-generation to a classic group
 // member's request: SyncGroup, Heartbeat, OffsetCommit v1+,
 // TxnOffsetCommit v3+ (generation and member id) and LeaveGroup (member
@@ -243,8 +258,14 @@ func (c *Checker) groupMember(a *analysis, who, member string, gen int32, hasGen
 	case j.lost != c.lost:
 		c.skip(ConvGroupGeneration, w, "a member id "+c.afterLoss()+" is not judged (the JoinGroup answer that gave it may be in them)")
 	default:
+		answer := "UNKNOWN_MEMBER_ID"
+		if a.key == schema.KeyJoinGroup && req.HasInstanceID {
+			// ClassicGroup: a static member whose instance id another
+			// member id holds is fenced.
+			answer += ", or FENCED_INSTANCE_ID when its group instance id is another member id's"
+		}
 		c.flag(ConvGroupGeneration, a, w,
-			"member id "+strconv.Quote(member)+" of group "+strconv.Quote(req.Group)+" was never given by the coordinator: the client's last JoinGroup answer gave it "+strconv.Quote(j.last)+" (Kafka answers UNKNOWN_MEMBER_ID)",
+			"member id "+strconv.Quote(member)+" of group "+strconv.Quote(req.Group)+" was never given by the coordinator: the client's last JoinGroup answer gave it "+strconv.Quote(j.last)+" (Kafka answers "+answer+")",
 			"member id "+strconv.Quote(j.last), "member id "+strconv.Quote(member))
 	}
 }

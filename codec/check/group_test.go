@@ -273,3 +273,60 @@ func TestMemberEpoch(t *testing.T) {
 	fs = Check(xs)
 	require.Empty(t, judged(fs, "conv.member-epoch"), findingLines(fs))
 }
+
+// TestJoinGroupMemberID: a JoinGroup's own member id was never judged. A
+// client that joined the group in the capture as a new member rejoins
+// with a member id no JoinGroup answer gave it: flagged at the request's
+// memberId, saying what its last answer gave (Kafka answers
+// UNKNOWN_MEMBER_ID; for a static member, FENCED_INSTANCE_ID when its
+// instance id is another member id's). A first join (no member id), a
+// rejoin with the id MEMBER_ID_REQUIRED gave (on another connection too),
+// and a static member's join after a restart (no member id, its instance
+// id) are not; nor a client whose first JoinGroup seen carries a member
+// id (it joined before the capture began).
+func TestJoinGroupMemberID(t *testing.T) {
+	group := &Conn{ID: 1, Client: "10.0.0.1:40001", Broker: "10.0.0.9:9092", FromStart: true}
+	other := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	static := func(corr int32, member string) []byte {
+		r := kmsg.NewPtrJoinGroupRequest()
+		r.Group, r.SessionTimeoutMillis, r.RebalanceTimeoutMillis, r.MemberID, r.ProtocolType = "billing", 45000, 60000, member, "consumer"
+		r.InstanceID = kmsg.StringPtr("pod-1")
+		p := kmsg.NewJoinGroupRequestProtocol()
+		p.Name, p.Metadata = "range", subscription()
+		r.Protocols = append(r.Protocols, p)
+		return req(r, 5, corr)
+	}
+
+	fs := Check(exchangesOn(group, append(member(), joinReq(6, "m9"), joinRsp(6, 25, "", -1))...))
+	got := judged(fs, "conv.group-generation")
+	require.Len(t, got, 1, findingLines(fs))
+	require.Equal(t, "body.memberId", got[0].Where.Path)
+	require.True(t, got[0].Where.HasOffset)
+	require.Equal(t, 6, int(got[0].Where.Correlation))
+	require.Contains(t, got[0].String(), `member id "m9" of group "billing" was never given by the coordinator: the client's last JoinGroup answer gave it "m1" (Kafka answers UNKNOWN_MEMBER_ID)`)
+	require.Contains(t, got[0].String(), `expected member id "m1", found member id "m9"`)
+
+	// A static member: the answer Kafka gives depends on its instance id.
+	fs = Check(exchangesOn(group, append(member(), static(6, "m9"), joinRsp(6, 82, "", -1))...))
+	got = judged(fs, "conv.group-generation")
+	require.Len(t, got, 1, findingLines(fs))
+	require.Contains(t, got[0].String(), "FENCED_INSTANCE_ID")
+
+	// Clean: member() itself (a first join, then the id given), its
+	// rejoin over another connection, a static member's join after a
+	// restart with no member id.
+	for _, xs := range [][]Exchange{
+		exchangesOn(group, member()...),
+		append(exchangesOn(group, member()...), exchangesOn(other, joinReq(6, "m1"), joinRsp(6, 0, "m1", 3))...),
+		exchangesOn(group, append(member(), static(6, ""), joinRsp(6, 0, "m2", 3), static(7, "m2"), joinRsp(7, 0, "m2", 3))...),
+	} {
+		fs := Check(xs)
+		require.Empty(t, ruleIDs(fs), findingLines(fs))
+		require.NotContains(t, skippedIDs(fs), "conv.group-generation", findingLines(fs))
+	}
+
+	// Its first JoinGroup seen carries a member id: not judged.
+	fs = Check(exchangesOn(group, joinReq(1, "m0"), joinRsp(1, 25, "", -1)))
+	require.Empty(t, judged(fs, "conv.group-generation"), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conv.group-generation")
+}

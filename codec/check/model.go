@@ -56,6 +56,10 @@ type Exchange struct {
 	// (a file's frames) sets it. Unset, such a response is not decoded:
 	// a capture's flood of them would guess each.
 	GuessResponse bool
+	// cut marks a frame of a file (Response) cut short that answers no
+	// request and does not start as a client's request (FromFrames): it
+	// is said to be cut, and nothing else of it is judged.
+	cut bool
 	// RequestTime is when the request was sent: a capture's packet time,
 	// the proxy's clock; zero when unknown (frames from a file).
 	// frame.sasl reads it, for a bearer token's expiry, and the group
@@ -162,6 +166,7 @@ type frameFacts struct {
 	// path, and its group instance id (conv.group-generation,
 	// conv.member-epoch).
 	MemberID      string
+	MemberIDAt    int // its offset in the frame (a request's)
 	Generation    int32
 	HasGeneration bool
 	GenerationAt  int

@@ -168,7 +168,7 @@ var (
 	ConvCommitOffset = &Rule{"conv.commit-offset", LevelConversation, Warning,
 		"A committed offset lies within what the consumer fetched of that partition."}
 	ConvGroupGeneration = &Rule{"conv.group-generation", LevelConversation, Warning,
-		"A classic group member's SyncGroup, Heartbeat, OffsetCommit and LeaveGroup carry the member id and generation its latest JoinGroup answer gave it."}
+		"A classic group member's SyncGroup, Heartbeat, OffsetCommit and LeaveGroup carry the member id and generation its latest JoinGroup answer gave it, and a JoinGroup that rejoins carries that member id."}
 	ConvMemberEpoch = &Rule{"conv.member-epoch", LevelConversation, Warning,
 		"A ConsumerGroupHeartbeat's member epoch is 0 (join), -1 or -2 (leave), or the epoch the coordinator's last answer gave the member (or the one before it)."}
 )
