@@ -689,6 +689,7 @@ type segmentSummary struct {
 	offsetList                    []storage.OffsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
 	damaged                       int64 // damaged regions read past (storage.DamageError)
+	searched                      int64 // entries a resync found (storage.Batch.Searched)
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
 	indexProblems, timeProblems   int
@@ -784,6 +785,7 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 	}
 	if s.damaged > 0 {
 		b = appendInt(b, "damagedRegions", s.damaged)
+		b = appendInt(b, "entriesFoundBySearch", s.searched)
 	}
 	if s.tail != nil {
 		b = append(b, `,"tail":`...)
@@ -1042,6 +1044,9 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			break
 		}
 		ss.batches++
+		if b.Searched {
+			ss.searched++
+		}
 		var records int64
 		records, ops = ss.offsets.Batch(ops[:0], b)
 		ss.records += records
@@ -1322,6 +1327,9 @@ func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) 
 	}
 	if !b.CRCValid {
 		w.WriteString(" " + paint(ansiRed, "CRC mismatch"))
+	}
+	if b.Searched {
+		w.WriteString(" " + paint(ansiDim, "found by searching past damage"))
 	}
 	if b.Skipped {
 		w.WriteString(" " + paint(ansiRed, "too large: passed over"))

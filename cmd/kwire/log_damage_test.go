@@ -38,6 +38,10 @@ func TestLogDamageInTheMiddle(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(l), &o), l)
 		switch o["kind"] {
 		case "batch":
+			// The batch the resync found says so; the others were
+			// reached by the lengths before them.
+			_, searched := o["searched"]
+			require.Equal(t, n == 1, searched, l)
 			n++
 		case "damage":
 			damage = o
@@ -55,8 +59,11 @@ func TestLogDamageInTheMiddle(t *testing.T) {
 	require.Contains(t, damage["message"], "read resumed at")
 	require.NotNil(t, summary, out)
 	require.EqualValues(t, 1, summary["damagedRegions"])
+	require.EqualValues(t, 1, summary["entriesFoundBySearch"])
 	_, _, code = runCLI(t, []string{"log", "--strict", p}, nil)
 	require.Equal(t, 1, code)
+	tree, _, _ := runCLI(t, []string{"log", "--format", "tree", p}, nil)
+	require.Equal(t, 1, strings.Count(tree, "found by searching past damage"), tree)
 
 	back, stderr, code := runCLI(t, []string{"encode", "--as", "binary", "-"}, []byte(out))
 	require.Equal(t, 0, code, stderr)

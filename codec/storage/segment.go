@@ -9,6 +9,7 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // A .log segment is record batches one after another, nothing else
@@ -105,6 +106,15 @@ type Batch struct {
 	// batch whose CRC holds starts, is a corrupt length: a DamageError,
 	// or a TailError when no batch follows; see skip).
 	Skipped bool
+	// Searched is set on the entry a resync found (the first after a
+	// DamageError): its position came from searching the bytes after the
+	// damage for a header whose CRC holds, not from following the lengths
+	// of the entries before it. A batch stored inside a damaged entry's
+	// bytes (a record whose value is itself a batch, as MirrorMaker or a
+	// copied log may hold) passes that search too; the entries after it,
+	// reached by its length, are what confirm it, and a damaged region
+	// right after it says when none does.
+	Searched bool
 }
 
 // Size is the entry's length in the segment.
@@ -207,6 +217,16 @@ type Segment struct {
 	bufAt         int64 // where s.buf starts during a scan
 	zero          bool  // every byte a scan dropped was zero
 	dec           decoding
+	// resumed is set by a DamageError: the next entry was found by a
+	// search (Batch.Searched). searchedEnd is where the last entry so
+	// found ends, and searchedFloor goodLast before it: damage right
+	// after it means nothing confirms it, and its offsets are then no
+	// floor for the next search (a batch stored inside a damaged entry's
+	// bytes may carry any offsets, and would hide every later batch).
+	resumed       bool
+	searchedAt    int64
+	searchedEnd   int64
+	searchedFloor int64
 	// inflated is the memory describe decompresses a legacy wrapper's
 	// messages (or a batch's first record) into, reused.
 	inflated []byte
@@ -223,7 +243,7 @@ func NewSegment(r io.Reader, o SegmentOptions) *Segment {
 	if o.MaxDecompressed <= 0 {
 		o.MaxDecompressed = DefaultMaxDecompressed
 	}
-	return &Segment{r: r, o: o, prevLast: -1, goodLast: -1, budget: int64(o.MaxBatch)}
+	return &Segment{r: r, o: o, prevLast: -1, goodLast: -1, budget: int64(o.MaxBatch), searchedEnd: -1}
 }
 
 // resyncCRCPerByte is how many CRC bytes a resync may compute per byte it
@@ -272,6 +292,8 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, io.EOF
 	}
 	start := s.pos
+	searched := s.resumed
+	s.resumed = false
 	s.buf = s.buf[:0]
 	n, err := s.fill(entryHead + 5)
 	if n == 0 && errors.Is(err, io.EOF) {
@@ -293,12 +315,22 @@ func (s *Segment) Next() (*Batch, error) {
 	}
 	magic := int8(s.buf[magicAt])
 	if magic < 0 || magic > 2 {
-		return nil, s.resync(start, false, "magic byte "+strconv.Itoa(int(magic))+", not 0, 1 or 2")
+		msg := "magic byte " + strconv.Itoa(int(magic)) + ", not 0, 1 or 2"
+		// Its length first: when it leads to an entry whose CRC holds,
+		// the damage is this entry, and a batch stored inside its bytes
+		// is not searched for.
+		if at, err := s.byLength(start, length); err != nil {
+			return nil, err
+		} else if at >= 0 {
+			return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+"; its length ("+strconv.FormatInt(length, 10)+
+				") leads to an entry whose CRC holds"+s.suspect(start))
+		}
+		return nil, s.resync(start, false, msg)
 	}
 	if least := [...]int64{minMessageV0, minMessageV1, minBatch}[magic]; length < least {
 		return nil, s.resync(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
 	}
-	b := &Batch{Position: start, Magic: magic}
+	b := &Batch{Position: start, Magic: magic, Searched: searched}
 	if length > int64(s.o.MaxBatch) {
 		return s.skip(b, length)
 	}
@@ -312,25 +344,209 @@ func (s *Segment) Next() (*Batch, error) {
 	if !b.CRCValid {
 		// A corrupt length that stays inside the file: the entry swallows
 		// the entries after it. One whose CRC holds starting inside it
-		// says so; otherwise it is an entry with a wrong CRC.
+		// says so, unless the log confirms the length (stored); otherwise
+		// it is an entry with a wrong CRC.
 		size := len(s.buf)
-		if at, err := s.scan(start, size); err != nil {
-			return nil, err
-		} else if at >= 0 {
-			stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
-			s.giveBack(int(at - start))
-			return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
-				" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")")
+		if !fills(magic, s.buf) {
+			if at, err := s.scan(start, size); err != nil {
+				return nil, err
+			} else if at >= 0 {
+				if in, err := s.stored(start, at, size); err != nil {
+					return nil, err
+				} else if !in {
+					stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
+					s.giveBack(int(at - start))
+					return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
+						" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")"+s.suspect(start))
+				}
+			}
 		}
 		s.giveBack(size)
 	}
 	b.Bytes = s.buf
 	s.describe(b)
+	s.found(b)
 	if b.CRCValid {
 		s.goodLast = b.LastOffset
 	}
 	s.batches++
 	return b, nil
+}
+
+// found notes where an entry a search found (b.Searched) ends, and the
+// offsets' floor before it (suspect).
+func (s *Segment) found(b *Batch) {
+	if b.Searched {
+		s.searchedAt, s.searchedEnd, s.searchedFloor = b.Position, b.Position+b.Size(), s.goodLast
+	}
+}
+
+// suspect is said of damage starting at start: when it starts where an
+// entry found by a search ends, nothing confirms that entry (it may be a
+// batch stored inside a damaged entry's bytes), and its offsets are no
+// longer the floor a search takes candidates above.
+func (s *Segment) suspect(start int64) string {
+	if start != s.searchedEnd {
+		return ""
+	}
+	s.searchedEnd = -1
+	s.goodLast = s.searchedFloor
+	return "; the entry before it, at " + strconv.FormatInt(s.searchedAt, 10) + ", was found by searching and no entry follows it: it may be a batch stored inside a damaged entry's bytes"
+}
+
+// least is the smallest length an entry of each magic declares.
+var least = [...]int64{minMessageV0, minMessageV1, minBatch}
+
+// fills says whether the entry p (all of it) is its records exactly, so
+// that its length is right whatever its CRC says: an uncompressed
+// batch's records, as many as its header counts, each as long as its
+// length says, end where it ends; a legacy message's key and value fill
+// it. A compressed batch's records say nothing before they are
+// decompressed.
+func fills(magic int8, p []byte) bool {
+	if magic < 2 {
+		head := candidateHead[magic]
+		if len(p) < head {
+			return false
+		}
+		key := legacyKey(p)
+		return key >= -1 && int64(head)+max(key, 0)+4 <= int64(len(p)) && legacyFills(p, int64(len(p))-entryHead)
+	}
+	if len(p) < entryHead+minBatch || binary.BigEndian.Uint16(p[21:])&7 != 0 {
+		return false
+	}
+	count := int64(int32(binary.BigEndian.Uint32(p[57:])))
+	at := entryHead + minBatch
+	for ; count > 0 && at < len(p); count-- {
+		l, n, _ := wire.Varint(p[at:])
+		if n <= 0 || l < 0 || int64(len(p)-at-n) < int64(l) {
+			return false
+		}
+		at += n + int(l)
+	}
+	return count == 0 && at == len(p)
+}
+
+// stored says whether the entry whose CRC holds that a search found at
+// at, inside the entry at start (s.buf holding its size bytes, its CRC
+// wrong), is stored in that entry's bytes (a record's value) rather than
+// the next entry of the log after a corrupt length. Following the lengths
+// from at (each header plausible after the one before): entries that run
+// past the entry's end mean a corrupt length; entries that end where it
+// ends, one whose offsets do not come after its own (when its header is
+// plausible); entries that stop inside it, one whose length the log
+// confirms: the input ends where it ends, or zeros or a plausible header
+// follow it (followed).
+func (s *Segment) stored(start, at int64, size int) (bool, error) {
+	end := start + int64(size)
+	p, last := at, s.goodLast
+	for p < end {
+		i := int(p - start)
+		if i+entryHead+5 > size {
+			break
+		}
+		m := int8(s.buf[i+magicAt])
+		l := int64(int32(binary.BigEndian.Uint32(s.buf[i+8:])))
+		if m < 0 || m > 2 || l < least[m] || i+candidateHead[m] > size || !plausibleHeader(m, s.buf[i:i+candidateHead[m]], l, last) {
+			break
+		}
+		last = headerLast(m, s.buf[i:])
+		p += entryHead + l
+	}
+	if p > end {
+		return false, nil
+	}
+	magic := int8(s.buf[magicAt])
+	if p == end {
+		length := int64(size - entryHead)
+		return plausibleHeader(magic, s.buf[:candidateHead[magic]], length, s.goodLast) &&
+			int64(binary.BigEndian.Uint64(s.buf[at-start:])) <= headerLast(magic, s.buf), nil
+	}
+	return s.followed(size)
+}
+
+// headerLast is the last offset the header of the entry p (of magic
+// magic) says.
+func headerLast(magic int8, p []byte) int64 {
+	if magic < 2 {
+		return int64(binary.BigEndian.Uint64(p))
+	}
+	return int64(binary.BigEndian.Uint64(p)) + int64(int32(binary.BigEndian.Uint32(p[23:])))
+}
+
+// followed says whether what follows the first size bytes of s.buf (an
+// entry starting at s.bufAt) confirms its length: the end of the input,
+// zeros (preallocated space), or an entry whose header is plausible. The
+// header it reads ahead for is charged to the resync's budget, and given
+// back by the caller.
+func (s *Segment) followed(size int) (bool, error) {
+	if !s.spend(entryHead+minBatch, size, "reading the header after it") {
+		return false, nil
+	}
+	if ok, err := s.has(size + entryHead + 5); err != nil {
+		return false, err
+	} else if !ok {
+		return allZero(s.buf[size:]), nil
+	}
+	p := s.buf[size:]
+	if allZero(p[:entryHead]) {
+		return true, nil
+	}
+	m := int8(p[magicAt])
+	l := int64(int32(binary.BigEndian.Uint32(p[8:])))
+	if m < 0 || m > 2 || l < least[m] {
+		return false, nil
+	}
+	if ok, err := s.has(size + candidateHead[m]); !ok {
+		return false, err
+	}
+	return plausibleHeader(m, s.buf[size:size+candidateHead[m]], l, s.goodLast), nil
+}
+
+// byLength says where the entry at start (its magic byte wrong, s.buf
+// holding its first bytes) ends when its length leads to an entry whose
+// header is plausible and whose CRC holds: -1 when it does not (or the
+// resync's budget cannot pay for reading it). What it read is left in
+// s.buf, which then holds the bytes from start on.
+func (s *Segment) byLength(start, length int64) (int64, error) {
+	if length < minMessageV0 || length > int64(s.o.MaxBatch) {
+		return -1, nil
+	}
+	size := entryHead + int(length)
+	s.bufAt = start
+	s.unchecked = 0
+	if !s.spend(int64(size+entryHead+5), 0, "reading it by its length") {
+		return -1, nil
+	}
+	if ok, err := s.has(size + entryHead + 5); !ok {
+		return -1, err
+	}
+	p := s.buf[size:]
+	m := int8(p[magicAt])
+	l := int64(int32(binary.BigEndian.Uint32(p[8:])))
+	if m < 0 || m > 2 || l < least[m] || l > int64(s.o.MaxBatch) {
+		return -1, nil
+	}
+	if ok, err := s.has(size + candidateHead[m]); !ok {
+		return -1, err
+	}
+	if !plausibleHeader(m, s.buf[size:size+candidateHead[m]], l, s.goodLast) {
+		return -1, nil
+	}
+	cost := entryHead + l - int64(crcFrom(m))
+	if !s.spend(cost, size, "its CRC") {
+		return -1, nil
+	}
+	if ok, err := s.has(size + entryHead + int(l)); !ok {
+		return -1, err
+	}
+	p = s.buf[size : size+entryHead+int(l)]
+	s.resyncCRC += cost
+	if entryCRC(m, p[crcFrom(m):], 0) != storedCRC(m, p) {
+		return -1, nil
+	}
+	s.giveBack(size)
+	return start + int64(size), nil
 }
 
 // candidateHead is how much of a candidate entry scan judges before
@@ -392,6 +608,7 @@ func legacyFills(p []byte, length int64) bool {
 
 // damage reports the bytes from start to at as no batch, read on from at.
 func (s *Segment) damage(start, at int64, msg string) error {
+	s.resumed = true
 	return &DamageError{Position: start, Size: at - start, Msg: msg, Batches: s.batches}
 }
 
@@ -400,6 +617,7 @@ func (s *Segment) damage(start, at int64, msg string) error {
 // reading resumes there; not found, they are the segment's tail, torn or
 // corrupt as the damage says (or zeros).
 func (s *Segment) resync(start int64, torn bool, msg string) error {
+	msg += s.suspect(start)
 	at, err := s.scan(start, -1)
 	if err != nil {
 		return err
@@ -614,12 +832,13 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 //   - otherwise it is passed over (Skipped).
 func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	start := b.Position
+	note := s.suspect(start)
 	keep := min(entryHead+length, skippedHead[b.Magic])
 	if n, err := s.fill(int(keep)); err != nil {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there"+note)
 	}
 	s.head = append(s.head[:0], s.buf[:keep]...)
 	stored := storedCRC(b.Magic, s.head)
@@ -655,19 +874,19 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 			}
 		}
 		s.giveBack(0)
-		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why+s.uncheckedNote())
+		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why+note+s.uncheckedNote())
 	}
 	// No batch starts inside it: the scan reached its end, or the input's.
 	over.feed(s, over.end)
 	if over.fed < over.end {
 		msg := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length; " + strconv.FormatInt(over.fed-start-entryHead, 10) + " are there"
-		return nil, s.tail(start, true, msg+s.uncheckedNote())
+		return nil, s.tail(start, true, msg+note+s.uncheckedNote())
 	}
 	if over.h.sum == stored {
 		return s.skipped(b, over.end)
 	}
 	// Read on past its end for the next batch.
-	msg := long + crcWrong()
+	msg := long + crcWrong() + note
 	if at, err = s.scanFrom(int(over.end-s.bufAt), -1, nil); err != nil {
 		return nil, err
 	} else if at >= 0 {

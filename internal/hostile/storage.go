@@ -122,6 +122,21 @@ func storageCorpus() []Entry {
 				}
 				return b
 			}},
+		{Name: "storage/segment-phantom-batches" + seg + ".log", Mode: Storage,
+			Attacks: "a segment of 1,500 batches of one record whose value is itself a batch (at offset 2^40 and on, its CRC right), every other outer batch's record count wrong (a resync listed each inner batch as an entry, 1,499 of them, and the outer batches after the first as damage)",
+			Expect:  Expect{Says: `"lastOffset":1499,"firstTimestamp"`, Survive: true},
+			gen: func() []byte {
+				var b []byte
+				for i := 0; i < 1500; i++ {
+					inner := placed(smallBatch, 1<<40+int64(i))
+					outer := placed(batch(0, 0, 1, record(0, 0, nil, inner)), int64(i))
+					if i%2 == 1 {
+						binary.BigEndian.PutUint32(outer[57:], 2)
+					}
+					b = append(b, outer...)
+				}
+				return b
+			}},
 		{Name: "storage/index-past-the-end" + seg + ".index", Mode: Storage,
 			Attacks: "an .index of 30,000 entries past the end of its one-batch segment (every one a problem, held one at a time)",
 			Expect:  Expect{Says: "past the segment's last entry", Survive: true},

@@ -739,6 +739,11 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		}
 		batches++
 		end, last = b.Position+b.Size(), max(last, b.LastOffset)
+		if b.Searched {
+			// Its CRC holds, but it was found by searching past the
+			// damage said above, not by following lengths.
+			notes = append(notes, "the batch at "+strconv.FormatInt(b.Position, 10)+" was found by searching past the damage before it, not by following the lengths of the entries before it")
+		}
 		_, ops = offsets.Batch(ops[:0], b)
 		for j := range ops {
 			offsetProblem(&ops[j])
