@@ -866,15 +866,25 @@ func (s *segmentSummary) problems() int {
 	return n
 }
 
+// appendZeros says of a tail that it is zeros ("zero":true), or where
+// the zeros that end it start ("zeroFrom"), when they do.
+func appendZeros(b []byte, t *storage.TailError) []byte {
+	if t.Zero {
+		return append(b, `,"zero":true`...)
+	}
+	if t.ZeroFrom < t.Position+t.Size {
+		b = appendInt(b, "zeroFrom", t.ZeroFrom)
+	}
+	return b
+}
+
 func appendTail(b []byte, t *storage.TailError) []byte {
 	b = append(b, `{"position":`...)
 	b = strconv.AppendInt(b, t.Position, 10)
 	b = appendInt(b, "size", t.Size)
 	b = append(b, `,"torn":`...)
 	b = strconv.AppendBool(b, t.Torn)
-	if t.Zero {
-		b = append(b, `,"zero":true`...)
-	}
+	b = appendZeros(b, t)
 	b = appendInt(b, "batchesBefore", t.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(t.Msg))
@@ -1211,9 +1221,7 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b = appendInt(b, "size", te.Size)
 	b = append(b, `,"torn":`...)
 	b = strconv.AppendBool(b, te.Torn)
-	if te.Zero {
-		b = append(b, `,"zero":true`...)
-	}
+	b = appendZeros(b, te)
 	b = appendInt(b, "batchesBefore", te.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(te.Msg))

@@ -69,3 +69,34 @@ func TestLogDamageInTheMiddle(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, string(log), back, "kwire encode gives the file back")
 }
+
+// TestLogTailZeros: a length no segment holds followed by zeros is a
+// corrupt tail, not a torn one, and its line says where the zeros start;
+// kwire encode still gives the file back.
+func TestLogTailZeros(t *testing.T) {
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}},
+		storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})}, 1<<20)
+	end := len(log)
+	log = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(log, 1), 0x7fffffff)
+	log = append(log, make([]byte, 4096)...)
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(p, log, 0o644))
+	out, _, code := runCLI(t, []string{"log", p}, nil)
+	require.Equal(t, 0, code)
+	var tail map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var o map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &o), l)
+		if o["kind"] == "tail" {
+			tail = o
+		}
+	}
+	require.NotNil(t, tail, out)
+	require.Equal(t, false, tail["torn"])
+	require.EqualValues(t, end, tail["position"])
+	require.EqualValues(t, end+12, tail["zeroFrom"])
+	require.Contains(t, tail["message"], "more than a segment holds")
+	back, stderr, code := runCLI(t, []string{"encode", "--as", "binary", "-"}, []byte(out))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, string(log), back, "kwire encode gives the file back")
+}

@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
@@ -126,6 +128,15 @@ func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(
 // end (Zero: space preallocated and never written, as a broker with
 // file.preallocate leaves its active segment after a crash; not damage).
 // What was read before it is good.
+//
+// A torn tail is a partial write: an entry whose header is there, its
+// length one a segment can hold, cut short by the end of the input. An
+// entry whose length no segment can hold (past 2^31-1 bytes from the
+// segment's start: Kafka's positions are int32), or whose bytes after its
+// length are zeros to the end (a write puts the CRC and magic byte that
+// follow a length with it: what is left is damage, or preallocated space
+// a stray length lies in), is a corrupt tail, not a torn one. ZeroFrom
+// says where the zeros that end the input start, in every case.
 type TailError struct {
 	Position int64  // where the tail starts
 	Size     int64  // its bytes, up to the end of the input
@@ -133,6 +144,9 @@ type TailError struct {
 	Zero     bool   // every byte of it is zero: preallocated space, neither torn nor corrupt
 	Msg      string // what was found
 	Batches  int64  // entries read before it
+	// ZeroFrom is where the zeros that end the tail start: Position when
+	// every byte is zero, Position+Size when its last byte is not.
+	ZeroFrom int64
 }
 
 // Error says what the tail is (torn, corrupt or zero-filled), where it
@@ -215,8 +229,11 @@ type Segment struct {
 	uncheckedAt   int64
 	uncheckedWork string
 	bufAt         int64 // where s.buf starts during a scan
-	zero          bool  // every byte a scan dropped was zero
-	dec           decoding
+	// dropNZ is where the bytes a scan dropped (from where it started to
+	// s.bufAt) stop being zeros to their end: the position after the last
+	// byte of them that is not zero, the scan's start when none is.
+	dropNZ int64
+	dec    decoding
 	// resumed is set by a DamageError: the next entry was found by a
 	// search (Batch.Searched). searchedEnd is where the last entry so
 	// found ends, and searchedFloor goodLast before it: damage right
@@ -304,14 +321,14 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, err
 	}
 	if n < entryHead {
-		return nil, s.tail(start, true, strconv.Itoa(n)+" bytes, less than an entry's offset and length (12)")
+		return nil, s.tail(start, true, -1, strconv.Itoa(n)+" bytes, less than an entry's offset and length (12)")
 	}
 	length := int64(int32(binary.BigEndian.Uint32(s.buf[8:12])))
 	if length < minMessageV0 {
-		return nil, s.resync(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest entry ("+strconv.Itoa(minMessageV0)+")")
+		return nil, s.resync(start, false, -1, "length "+strconv.FormatInt(length, 10)+", less than the smallest entry ("+strconv.Itoa(minMessageV0)+")")
 	}
 	if n < entryHead+5 {
-		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+		return nil, s.tail(start, true, length, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	magic := int8(s.buf[magicAt])
 	if magic < 0 || magic > 2 {
@@ -325,10 +342,10 @@ func (s *Segment) Next() (*Batch, error) {
 			return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+"; its length ("+strconv.FormatInt(length, 10)+
 				") leads to an entry whose CRC holds"+s.suspect(start))
 		}
-		return nil, s.resync(start, false, msg)
+		return nil, s.resync(start, false, -1, msg)
 	}
 	if least := [...]int64{minMessageV0, minMessageV1, minBatch}[magic]; length < least {
-		return nil, s.resync(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
+		return nil, s.resync(start, false, -1, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
 	}
 	b := &Batch{Position: start, Magic: magic, Searched: searched}
 	if length > int64(s.o.MaxBatch) {
@@ -338,7 +355,7 @@ func (s *Segment) Next() (*Batch, error) {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+		return nil, s.resync(start, true, length, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	b.CRCValid = entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, s.buf)
 	if !b.CRCValid {
@@ -615,8 +632,9 @@ func (s *Segment) damage(start, at int64, msg string) error {
 // resync looks past the entry at start, whose damage msg says, for the
 // next batch (scan): found, the bytes before it are a damaged region and
 // reading resumes there; not found, they are the segment's tail, torn or
-// corrupt as the damage says (or zeros).
-func (s *Segment) resync(start int64, torn bool, msg string) error {
+// corrupt as the damage says (or zeros; tail, told the entry's length
+// when torn).
+func (s *Segment) resync(start int64, torn bool, length int64, msg string) error {
 	msg += s.suspect(start)
 	at, err := s.scan(start, -1)
 	if err != nil {
@@ -630,7 +648,7 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 		}
 		return s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+what+s.uncheckedNote())
 	}
-	return s.tail(start, torn, msg+s.uncheckedNote())
+	return s.tail(start, torn, length, msg+s.uncheckedNote())
 }
 
 // scan looks for the first entry after start whose header is plausible
@@ -649,7 +667,7 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 // budget grows with every position scanned, so later candidates are
 // checked, and work stays linear.
 func (s *Segment) scan(start int64, limit int) (at int64, err error) {
-	s.bufAt, s.zero = start, true
+	s.bufAt, s.dropNZ = start, start
 	s.unchecked = 0
 	return s.scanFrom(1, limit, nil)
 }
@@ -669,7 +687,9 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, err error) {
 			if over != nil {
 				over.feed(s, s.bufAt+int64(i))
 			}
-			s.zero = s.zero && allZero(s.buf[:i])
+			if j := lastNonZero(s.buf[:i]); j >= 0 {
+				s.dropNZ = s.bufAt + int64(j) + 1
+			}
 			n := copy(s.buf, s.buf[i:])
 			s.buf = s.buf[:n]
 			s.bufAt += int64(i)
@@ -838,7 +858,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there"+note)
+		return nil, s.resync(start, true, length, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there"+note)
 	}
 	s.head = append(s.head[:0], s.buf[:keep]...)
 	stored := storedCRC(b.Magic, s.head)
@@ -847,7 +867,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	crcWrong := func() string {
 		return ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "): a corrupt length"
 	}
-	s.bufAt, s.zero = start, false
+	s.bufAt, s.dropNZ = start, start
 	s.unchecked = 0
 	at, err := s.scanFrom(1, -1, over)
 	if err != nil {
@@ -880,7 +900,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	over.feed(s, over.end)
 	if over.fed < over.end {
 		msg := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length; " + strconv.FormatInt(over.fed-start-entryHead, 10) + " are there"
-		return nil, s.tail(start, true, msg+note+s.uncheckedNote())
+		return nil, s.tail(start, true, length, msg+note+s.uncheckedNote())
 	}
 	if over.h.sum == stored {
 		return s.skipped(b, over.end)
@@ -893,7 +913,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		s.giveBack(int(at - s.bufAt))
 		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+s.uncheckedNote())
 	}
-	return nil, s.tail(start, false, msg+s.uncheckedNote())
+	return nil, s.tail(start, false, length, msg+s.uncheckedNote())
 }
 
 // skipped gives the entry b, passed over to end and its CRC found to
@@ -994,35 +1014,69 @@ func (s *Segment) has(n int) (bool, error) {
 	return true, nil
 }
 
-// tail ends the segment at start with what was found there; the rest of
-// the input is counted, not held, and looked at for bytes other than zero.
-func (s *Segment) tail(start int64, torn bool, msg string) error {
-	whole := s.pos-start == int64(len(s.buf)) || s.bufAt > start && s.zero && s.pos-s.bufAt == int64(len(s.buf))
-	z := zeroCheck{zero: whole && allZero(s.buf)}
+// tail ends the segment at start with what was found there (torn: the
+// entry declaring length bytes after its length, -1 when its length is
+// not there, runs past the end); the rest of the input is counted, not
+// held, and looked at for where the zeros that end it start.
+func (s *Segment) tail(start int64, torn bool, length int64, msg string) error {
+	held := s.pos - int64(len(s.buf)) // where s.buf starts
+	z := zeroEnd{at: held, nz: start}
+	if held > start {
+		z.nz = s.dropNZ // a scan from start dropped the bytes before s.buf
+	}
+	z.Write(s.buf)
 	rest, err := io.Copy(&z, src{s})
 	s.pos += rest
 	s.done = true
 	if err != nil {
 		return err
 	}
-	te := &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches}
-	// Fewer than an entry head's zeros may be a torn entry's offset.
-	if z.zero && te.Size >= entryHead {
+	te := &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches, ZeroFrom: z.nz}
+	switch {
+	case z.nz == start && te.Size >= entryHead:
+		// Fewer than an entry head's zeros may be a torn entry's offset.
 		te.Torn, te.Zero = false, true
 		te.Msg = "every byte to the end is zero: space preallocated for entries and never written"
+		return te
+	case !torn || length < 0:
+	case start+entryHead+length > math.MaxInt32:
+		te.Torn = false
+		te.Msg += ": more than a segment holds (an entry ends within " + strconv.Itoa(math.MaxInt32) + " bytes of the segment's start, Kafka's positions being int32), so a corrupt length, not a partial write"
+	case z.nz <= start+entryHead && te.Size >= entryHead+5:
+		te.Torn = false
+		te.Msg += ": every byte after its length is zero, which no partial write leaves (the CRC and magic byte after a length are written with it), so damage or preallocated space, not a partial write"
+	}
+	if s.pos-z.nz >= entryHead { // fewer are the ordinary end of a record (no headers: a 0)
+		te.Msg += "; bytes " + strconv.FormatInt(z.nz, 10) + "-" + strconv.FormatInt(s.pos-1, 10) + " (" + strconv.FormatInt(s.pos-z.nz, 10) + " bytes) are zeros to the end"
 	}
 	return te
 }
 
-// zeroCheck is an io.Writer that notes whether every byte it was given is
-// zero.
-type zeroCheck struct{ zero bool }
+// zeroEnd is an io.Writer that notes where the zeros that end what it
+// was given start: nz, the position after its last byte that is not zero
+// (at being where the next byte given is).
+type zeroEnd struct{ at, nz int64 }
 
-func (z *zeroCheck) Write(p []byte) (int, error) {
-	if z.zero {
-		z.zero = allZero(p)
+func (z *zeroEnd) Write(p []byte) (int, error) {
+	if j := lastNonZero(p); j >= 0 {
+		z.nz = z.at + int64(j) + 1
 	}
+	z.at += int64(len(p))
 	return len(p), nil
+}
+
+// lastNonZero is the index of the last byte of b that is not zero, -1
+// when every byte is (whole blocks at a time).
+func lastNonZero(b []byte) int {
+	for len(b) >= len(zeroBlock) && bytes.Equal(b[len(b)-len(zeroBlock):], zeroBlock[:]) {
+		b = b[:len(b)-len(zeroBlock)]
+	}
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // describe fills in what the entry's header says.
