@@ -839,11 +839,13 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 // the candidate in view, so that a corrupt length (a high bit flipped
 // makes any entry longer than the limit) is told from a long entry:
 //
-//   - a batch whose CRC holds starts inside it: unless the entry ends
-//     within MaxBatch of that batch, is whole there and its CRC matches
-//     (a long entry that holds a batch's bytes), the entry's length is
-//     corrupt, and the bytes up to that batch are a damaged region
-//     (DamageError), read on from the batch;
+//   - a batch whose CRC holds starts inside it, its offsets after the
+//     entry's own (when its header is a plausible batch's; one at or
+//     below them is stored in its bytes, and passed by): unless the entry ends within
+//     MaxBatch of that batch, is whole there and its CRC matches (a long
+//     entry that holds a batch's bytes), the entry's length is corrupt,
+//     and the bytes up to that batch are a damaged region (DamageError),
+//     read on from the batch;
 //   - none does, and the input ends inside it: a torn tail (the broker
 //     stopped while writing it);
 //   - none does, and its CRC does not match the bytes it spans: a
@@ -869,7 +871,17 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	}
 	s.bufAt, s.dropNZ = start, start
 	s.unchecked = 0
+	// The entry after this one comes after its offsets: a batch inside it
+	// at or below them, when its header is a batch's and plausible (a
+	// legacy message's passes by chance too often), is stored in its
+	// bytes (a record's value), not the entry after a corrupt length, and
+	// is passed by.
+	floor := s.goodLast
+	if b.Magic == 2 && plausibleHeader(b.Magic, s.head[:candidateHead[b.Magic]], length, floor) {
+		s.goodLast = max(floor, headerLast(b.Magic, s.head))
+	}
 	at, err := s.scanFrom(1, -1, over)
+	s.goodLast = floor
 	if err != nil {
 		return nil, err
 	}
