@@ -1001,6 +1001,14 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 		}
 	}
 	o := storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload}
+	if ss.hasIndex {
+		// The .index read again, on its own: the positions it names
+		// tell a resync where entries start (storage.IndexPositions).
+		if f, err := os.Open(beside(p, named, ".index")); err == nil {
+			closers = append(closers, f)
+			o.Index = storage.NewIndexPositions(storage.NewIndexReader(bufio.NewReaderSize(f, 4<<10), storage.OffsetIndex, base))
+		}
+	}
 	if c.format == "tree" && print {
 		// A tree is drawn for people, and each of its nodes costs far
 		// more than the JSON written of it: the limits of kwire decode's

@@ -96,7 +96,7 @@ func TestSegmentNoPhantomWhenTheLengthLeadsOn(t *testing.T) {
 		require.Len(t, bs, 5)
 		for i, x := range bs {
 			require.Equal(t, []int64{at[0], at[1], at[3], at[4], at[5]}[i], x.Position, "batch %d", i)
-			require.Equal(t, i == 2, x.Searched, "batch %d", i)
+			require.False(t, x.Searched, "batch %d: reached by the damaged batch's length", i)
 		}
 	}
 }
@@ -130,4 +130,44 @@ func TestSegmentPhantomFoundBySearchIsNoFloor(t *testing.T) {
 			require.True(t, x.CRCValid)
 		}
 	}
+}
+
+// When nothing after a damaged batch confirms its length (the batch after
+// it damaged too), the .index does: it names where the next batch starts,
+// so a batch found inside the damaged one is stored in its bytes. Without
+// the index that batch is what the search finds, and says it found.
+func TestSegmentIndexPositionsConfirmALength(t *testing.T) {
+	log, at, innerAt := mirrored(6, 2, 1000)
+	b := append([]byte(nil), log...)
+	binary.BigEndian.PutUint32(b[at[2]+57:], 4) // its records no longer fill it
+	b[at[3]+16] = 9                             // and the batch after it is no batch
+	index := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 2), uint32(at[1]))
+	index = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(index, 11), uint32(at[3]))
+
+	bs, damage, err := readOpts(b, SegmentOptions{})
+	require.NoError(t, err)
+	require.Equal(t, innerAt, damage[0].Resume(), "without the index")
+	require.True(t, bs[2].Searched)
+
+	bs, damage, err = readOpts(b, SegmentOptions{Index: NewIndexPositions(NewIndexReader(bytes.NewReader(index), OffsetIndex, 0))})
+	require.NoError(t, err)
+	require.Len(t, bs, 5)
+	require.Equal(t, at[2], bs[2].Position)
+	require.False(t, bs[2].CRCValid)
+	require.Len(t, damage, 1)
+	require.Equal(t, at[3], damage[0].Position)
+	require.Equal(t, at[4], damage[0].Resume())
+	for i, x := range bs {
+		require.Equal(t, []int64{at[0], at[1], at[2], at[4], at[5]}[i], x.Position, "batch %d", i)
+	}
+
+	// A position the index names inside the batch says its length is
+	// corrupt, whatever follows it.
+	c := append([]byte(nil), log...)
+	binary.BigEndian.PutUint32(c[at[2]+57:], 4)
+	index = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 8), uint32(innerAt))
+	bs, damage, err = readOpts(c, SegmentOptions{Index: NewIndexPositions(NewIndexReader(bytes.NewReader(index), OffsetIndex, 0))})
+	require.NoError(t, err)
+	require.Len(t, damage, 2)
+	require.Equal(t, innerAt, bs[2].Position)
 }

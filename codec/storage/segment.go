@@ -71,6 +71,51 @@ type SegmentOptions struct {
 	// JSON, the schema registry's framing, Avro, Protobuf, JSON Schema),
 	// told Topic, as codec.Options.Payload does in frames.
 	Payload func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
+	// Index, when set, gives the positions the segment's .index names
+	// (NewIndexPositions over a reader of its own, not the one an
+	// IndexCheck reads): where an entry's CRC fails and a batch whose CRC
+	// holds starts inside it, a position named inside the entry says its
+	// length is corrupt, one named where it ends that its length is
+	// right (and the batch inside is stored in its bytes).
+	Index *IndexPositions
+}
+
+// IndexPositions reads the positions an .index names for a Segment
+// (SegmentOptions.Index), forward only, one entry held: a resync asks,
+// at rising positions, where the next entry the index names starts.
+// Entries that do not rise, and zero entries, are passed by (an
+// IndexCheck says what is wrong with them).
+type IndexPositions struct {
+	x          *IndexReader
+	next, last int64
+	held, done bool
+}
+
+// NewIndexPositions reads the positions of the .index x reads.
+func NewIndexPositions(x *IndexReader) *IndexPositions { return &IndexPositions{x: x, last: -1} }
+
+// After is the first position past pos the index names, false when it
+// names none (or could not be read further). Positions asked for must
+// rise: what is passed is not read again.
+func (p *IndexPositions) After(pos int64) (int64, bool) {
+	for !p.done {
+		if !p.held {
+			e, err := p.x.Next()
+			if err != nil {
+				p.done = true
+				break
+			}
+			if e.Zero || int64(e.Position) <= p.last {
+				continue
+			}
+			p.next, p.held = int64(e.Position), true
+		}
+		if p.next > pos {
+			return p.next, true
+		}
+		p.last, p.held = p.next, false
+	}
+	return 0, false
 }
 
 // Batch is one entry of a segment: a record batch (magic 2) or a legacy
@@ -339,8 +384,10 @@ func (s *Segment) Next() (*Batch, error) {
 		if at, err := s.byLength(start, length); err != nil {
 			return nil, err
 		} else if at >= 0 {
-			return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+"; its length ("+strconv.FormatInt(length, 10)+
+			err := s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+"; its length ("+strconv.FormatInt(length, 10)+
 				") leads to an entry whose CRC holds"+s.suspect(start))
+			s.resumed = false // reached by a length, not a search
+			return nil, err
 		}
 		return nil, s.resync(start, false, -1, msg)
 	}
@@ -452,10 +499,20 @@ func fills(magic int8, p []byte) bool {
 // past the entry's end mean a corrupt length; entries that end where it
 // ends, one whose offsets do not come after its own (when its header is
 // plausible); entries that stop inside it, one whose length the log
-// confirms: the input ends where it ends, or zeros or a plausible header
-// follow it (followed).
+// confirms: the index names where it ends (SegmentOptions.Index), the
+// input ends there, or zeros or a plausible header follow it (followed).
+// A position the index names inside it means a corrupt length.
 func (s *Segment) stored(start, at int64, size int) (bool, error) {
 	end := start + int64(size)
+	indexed := false
+	if s.o.Index != nil {
+		if q, ok := s.o.Index.After(start); ok && q <= end {
+			if q < end {
+				return false, nil // by the index, an entry starts inside it
+			}
+			indexed = true // by the index, the next entry starts where it ends
+		}
+	}
 	p, last := at, s.goodLast
 	for p < end {
 		i := int(p - start)
@@ -478,6 +535,9 @@ func (s *Segment) stored(start, at int64, size int) (bool, error) {
 		length := int64(size - entryHead)
 		return plausibleHeader(magic, s.buf[:candidateHead[magic]], length, s.goodLast) &&
 			int64(binary.BigEndian.Uint64(s.buf[at-start:])) <= headerLast(magic, s.buf), nil
+	}
+	if indexed {
+		return true, nil
 	}
 	return s.followed(size)
 }
