@@ -689,6 +689,7 @@ type segmentSummary struct {
 	offsetList                    []storage.OffsetProblem // the first maxListed offset problems
 	tail                          *storage.TailError
 	damaged                       int64 // damaged regions read past (storage.DamageError)
+	searched                      int64 // entries a resync found (storage.Batch.Searched)
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
 	indexProblems, timeProblems   int
@@ -784,6 +785,7 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 	}
 	if s.damaged > 0 {
 		b = appendInt(b, "damagedRegions", s.damaged)
+		b = appendInt(b, "entriesFoundBySearch", s.searched)
 	}
 	if s.tail != nil {
 		b = append(b, `,"tail":`...)
@@ -864,15 +866,25 @@ func (s *segmentSummary) problems() int {
 	return n
 }
 
+// appendZeros says of a tail that it is zeros ("zero":true), or where
+// the zeros that end it start ("zeroFrom"), when they do.
+func appendZeros(b []byte, t *storage.TailError) []byte {
+	if t.Zero {
+		return append(b, `,"zero":true`...)
+	}
+	if t.ZeroFrom < t.Position+t.Size {
+		b = appendInt(b, "zeroFrom", t.ZeroFrom)
+	}
+	return b
+}
+
 func appendTail(b []byte, t *storage.TailError) []byte {
 	b = append(b, `{"position":`...)
 	b = strconv.AppendInt(b, t.Position, 10)
 	b = appendInt(b, "size", t.Size)
 	b = append(b, `,"torn":`...)
 	b = strconv.AppendBool(b, t.Torn)
-	if t.Zero {
-		b = append(b, `,"zero":true`...)
-	}
+	b = appendZeros(b, t)
 	b = appendInt(b, "batchesBefore", t.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(t.Msg))
@@ -989,6 +1001,14 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 		}
 	}
 	o := storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload}
+	if ss.hasIndex {
+		// The .index read again, on its own: the positions it names
+		// tell a resync where entries start (storage.IndexPositions).
+		if f, err := os.Open(beside(p, named, ".index")); err == nil {
+			closers = append(closers, f)
+			o.Index = storage.NewIndexPositions(storage.NewIndexReader(bufio.NewReaderSize(f, 4<<10), storage.OffsetIndex, base))
+		}
+	}
 	if c.format == "tree" && print {
 		// A tree is drawn for people, and each of its nodes costs far
 		// more than the JSON written of it: the limits of kwire decode's
@@ -1042,6 +1062,9 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 			break
 		}
 		ss.batches++
+		if b.Searched {
+			ss.searched++
+		}
 		var records int64
 		records, ops = ss.offsets.Batch(ops[:0], b)
 		ss.records += records
@@ -1206,9 +1229,7 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b = appendInt(b, "size", te.Size)
 	b = append(b, `,"torn":`...)
 	b = strconv.AppendBool(b, te.Torn)
-	if te.Zero {
-		b = append(b, `,"zero":true`...)
-	}
+	b = appendZeros(b, te)
 	b = appendInt(b, "batchesBefore", te.Batches)
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(te.Msg))
@@ -1322,6 +1343,9 @@ func (c *logCmd) batchTree(seg *storage.Segment, file string, b *storage.Batch) 
 	}
 	if !b.CRCValid {
 		w.WriteString(" " + paint(ansiRed, "CRC mismatch"))
+	}
+	if b.Searched {
+		w.WriteString(" " + paint(ansiDim, "found by searching past damage"))
 	}
 	if b.Skipped {
 		w.WriteString(" " + paint(ansiRed, "too large: passed over"))

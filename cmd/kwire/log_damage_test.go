@@ -38,6 +38,10 @@ func TestLogDamageInTheMiddle(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(l), &o), l)
 		switch o["kind"] {
 		case "batch":
+			// The batch the resync found says so; the others were
+			// reached by the lengths before them.
+			_, searched := o["searched"]
+			require.Equal(t, n == 1, searched, l)
 			n++
 		case "damage":
 			damage = o
@@ -55,10 +59,86 @@ func TestLogDamageInTheMiddle(t *testing.T) {
 	require.Contains(t, damage["message"], "read resumed at")
 	require.NotNil(t, summary, out)
 	require.EqualValues(t, 1, summary["damagedRegions"])
+	require.EqualValues(t, 1, summary["entriesFoundBySearch"])
 	_, _, code = runCLI(t, []string{"log", "--strict", p}, nil)
 	require.Equal(t, 1, code)
+	tree, _, _ := runCLI(t, []string{"log", "--format", "tree", p}, nil)
+	require.Equal(t, 1, strings.Count(tree, "found by searching past damage"), tree)
 
 	back, stderr, code := runCLI(t, []string{"encode", "--as", "binary", "-"}, []byte(out))
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, string(log), back, "kwire encode gives the file back")
+}
+
+// TestLogTailZeros: a length no segment holds followed by zeros is a
+// corrupt tail, not a torn one, and its line says where the zeros start;
+// kwire encode still gives the file back.
+func TestLogTailZeros(t *testing.T) {
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}},
+		storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})}, 1<<20)
+	end := len(log)
+	log = binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(log, 1), 0x7fffffff)
+	log = append(log, make([]byte, 4096)...)
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(p, log, 0o644))
+	out, _, code := runCLI(t, []string{"log", p}, nil)
+	require.Equal(t, 0, code)
+	var tail map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var o map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &o), l)
+		if o["kind"] == "tail" {
+			tail = o
+		}
+	}
+	require.NotNil(t, tail, out)
+	require.Equal(t, false, tail["torn"])
+	require.EqualValues(t, end, tail["position"])
+	require.EqualValues(t, end+12, tail["zeroFrom"])
+	require.Contains(t, tail["message"], "more than a segment holds")
+	back, stderr, code := runCLI(t, []string{"encode", "--as", "binary", "-"}, []byte(out))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, string(log), back, "kwire encode gives the file back")
+}
+
+// TestLogIndexNamesWhereEntriesStart: a damaged batch holding a batch in
+// a record's value, the batch after it damaged too: kwire log reads the
+// .index beside the segment for where entries start, so the batch inside
+// is not listed as an entry of the log.
+func TestLogIndexNamesWhereEntriesStart(t *testing.T) {
+	inner := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("mirrored")}}, storagedata.BatchOptions{FirstTimestamp: 1600000000000, ProducerID: -1})
+	storagedata.Place(inner, 1000, 0)
+	var batches [][]byte
+	for i := 0; i < 5; i++ {
+		v := []byte("order")
+		if i == 1 {
+			v = inner
+		}
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("a")}, {Key: []byte("k"), Value: v}},
+			storagedata.BatchOptions{FirstTimestamp: 1700000000000 + int64(i), ProducerID: -1}))
+	}
+	log, _, _ := storagedata.Segment(0, 0, batches, 1<<20)
+	var at []int
+	for p := 0; p < len(log); p += 12 + int(binary.BigEndian.Uint32(log[p+8:])) {
+		at = append(at, p)
+	}
+	binary.BigEndian.PutUint32(log[at[1]+57:], 3) // its records no longer fill it
+	log[at[2]+16] = 9                             // and the batch after it is no batch
+	index := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, 5), uint32(at[2]))
+	dir := t.TempDir()
+	p := filepath.Join(dir, "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(p, log, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "00000000000000000000.index"), index, 0o644))
+
+	out, _, _ := runCLI(t, []string{"log", p}, nil)
+	var positions []int
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var o map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &o), l)
+		if o["kind"] == "batch" {
+			positions = append(positions, int(o["position"].(float64)))
+			require.NotContains(t, l, `"searched"`)
+		}
+	}
+	require.Equal(t, []int{at[0], at[1], at[3], at[4]}, positions, out)
 }

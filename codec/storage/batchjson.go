@@ -52,6 +52,9 @@ func (s *Segment) internalTopic() *schema.InternalTopic {
 //
 //	"position":P,"size":N,"batch":{...}
 //
+// ("searched":true after "size" when a resync found the entry by
+// searching past damage rather than by following lengths:
+// Batch.Searched)
 // where batch is the records JSON of the entry (the object the codec
 // writes in a records field's list for that one batch or legacy message,
 // which EncodeLine reads back), then,
@@ -77,6 +80,9 @@ func (s *Segment) WriteJSON(w io.Writer, head []byte, b *Batch) error {
 	out = jsontext.AppendInt(out, b.Position)
 	out = append(out, `,"size":`...)
 	out = jsontext.AppendInt(out, b.Size())
+	if b.Searched {
+		out = append(out, `,"searched":true`...)
+	}
 	var err error
 	switch {
 	case b.Skipped:

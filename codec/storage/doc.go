@@ -14,8 +14,15 @@
 //     legacy messages); WriteJSON writes an entry's records in the records
 //     JSON the codec writes for a records field, and Decode gives its tree. A torn or corrupt tail
 //     (a crash, a file being written) is a *TailError with its position,
-//     its size and how many entries came before; zeros to the end
-//     (preallocated space) are one with Zero set. An entry longer than
+//     its size and how many entries came before (torn only when a
+//     partial write can leave it: a length a segment holds, and more
+//     than zeros after it; ZeroFrom says where the zeros that end it
+//     start); zeros to the end (preallocated space) are one with Zero
+//     set. Damage in the middle is a DamageError, read past; what the
+//     log implies (a damaged entry's length its records, the entry after
+//     it or the .index confirm: SegmentOptions.Index) is preferred to a
+//     batch a search finds inside its bytes, and an entry a search found
+//     says so (Batch.Searched). An entry longer than
 //     the limit is streamed past, described by its header, its CRC
 //     computed on the way; one that does not match, or inside which a
 //     batch whose CRC holds starts, has a corrupt length: a damaged

@@ -1,14 +1,17 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/tree"
+	"github.com/kwire/kwire/codec/wire"
 )
 
 // A .log segment is record batches one after another, nothing else
@@ -68,6 +71,51 @@ type SegmentOptions struct {
 	// JSON, the schema registry's framing, Avro, Protobuf, JSON Schema),
 	// told Topic, as codec.Options.Payload does in frames.
 	Payload func(dst []byte, p *codec.PayloadIn) ([]byte, []*tree.Node)
+	// Index, when set, gives the positions the segment's .index names
+	// (NewIndexPositions over a reader of its own, not the one an
+	// IndexCheck reads): where an entry's CRC fails and a batch whose CRC
+	// holds starts inside it, a position named inside the entry says its
+	// length is corrupt, one named where it ends that its length is
+	// right (and the batch inside is stored in its bytes).
+	Index *IndexPositions
+}
+
+// IndexPositions reads the positions an .index names for a Segment
+// (SegmentOptions.Index), forward only, one entry held: a resync asks,
+// at rising positions, where the next entry the index names starts.
+// Entries that do not rise, and zero entries, are passed by (an
+// IndexCheck says what is wrong with them).
+type IndexPositions struct {
+	x          *IndexReader
+	next, last int64
+	held, done bool
+}
+
+// NewIndexPositions reads the positions of the .index x reads.
+func NewIndexPositions(x *IndexReader) *IndexPositions { return &IndexPositions{x: x, last: -1} }
+
+// After is the first position past pos the index names, false when it
+// names none (or could not be read further). Positions asked for must
+// rise: what is passed is not read again.
+func (p *IndexPositions) After(pos int64) (int64, bool) {
+	for !p.done {
+		if !p.held {
+			e, err := p.x.Next()
+			if err != nil {
+				p.done = true
+				break
+			}
+			if e.Zero || int64(e.Position) <= p.last {
+				continue
+			}
+			p.next, p.held = int64(e.Position), true
+		}
+		if p.next > pos {
+			return p.next, true
+		}
+		p.last, p.held = p.next, false
+	}
+	return 0, false
 }
 
 // Batch is one entry of a segment: a record batch (magic 2) or a legacy
@@ -105,6 +153,15 @@ type Batch struct {
 	// batch whose CRC holds starts, is a corrupt length: a DamageError,
 	// or a TailError when no batch follows; see skip).
 	Skipped bool
+	// Searched is set on the entry a resync found (the first after a
+	// DamageError): its position came from searching the bytes after the
+	// damage for a header whose CRC holds, not from following the lengths
+	// of the entries before it. A batch stored inside a damaged entry's
+	// bytes (a record whose value is itself a batch, as MirrorMaker or a
+	// copied log may hold) passes that search too; the entries after it,
+	// reached by its length, are what confirm it, and a damaged region
+	// right after it says when none does.
+	Searched bool
 }
 
 // Size is the entry's length in the segment.
@@ -116,6 +173,15 @@ func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(
 // end (Zero: space preallocated and never written, as a broker with
 // file.preallocate leaves its active segment after a crash; not damage).
 // What was read before it is good.
+//
+// A torn tail is a partial write: an entry whose header is there, its
+// length one a segment can hold, cut short by the end of the input. An
+// entry whose length no segment can hold (past 2^31-1 bytes from the
+// segment's start: Kafka's positions are int32), or whose bytes after its
+// length are zeros to the end (a write puts the CRC and magic byte that
+// follow a length with it: what is left is damage, or preallocated space
+// a stray length lies in), is a corrupt tail, not a torn one. ZeroFrom
+// says where the zeros that end the input start, in every case.
 type TailError struct {
 	Position int64  // where the tail starts
 	Size     int64  // its bytes, up to the end of the input
@@ -123,6 +189,9 @@ type TailError struct {
 	Zero     bool   // every byte of it is zero: preallocated space, neither torn nor corrupt
 	Msg      string // what was found
 	Batches  int64  // entries read before it
+	// ZeroFrom is where the zeros that end the tail start: Position when
+	// every byte is zero, Position+Size when its last byte is not.
+	ZeroFrom int64
 }
 
 // Error says what the tail is (torn, corrupt or zero-filled), where it
@@ -205,8 +274,21 @@ type Segment struct {
 	uncheckedAt   int64
 	uncheckedWork string
 	bufAt         int64 // where s.buf starts during a scan
-	zero          bool  // every byte a scan dropped was zero
-	dec           decoding
+	// dropNZ is where the bytes a scan dropped (from where it started to
+	// s.bufAt) stop being zeros to their end: the position after the last
+	// byte of them that is not zero, the scan's start when none is.
+	dropNZ int64
+	dec    decoding
+	// resumed is set by a DamageError: the next entry was found by a
+	// search (Batch.Searched). searchedEnd is where the last entry so
+	// found ends, and searchedFloor goodLast before it: damage right
+	// after it means nothing confirms it, and its offsets are then no
+	// floor for the next search (a batch stored inside a damaged entry's
+	// bytes may carry any offsets, and would hide every later batch).
+	resumed       bool
+	searchedAt    int64
+	searchedEnd   int64
+	searchedFloor int64
 	// inflated is the memory describe decompresses a legacy wrapper's
 	// messages (or a batch's first record) into, reused.
 	inflated []byte
@@ -223,7 +305,7 @@ func NewSegment(r io.Reader, o SegmentOptions) *Segment {
 	if o.MaxDecompressed <= 0 {
 		o.MaxDecompressed = DefaultMaxDecompressed
 	}
-	return &Segment{r: r, o: o, prevLast: -1, goodLast: -1, budget: int64(o.MaxBatch)}
+	return &Segment{r: r, o: o, prevLast: -1, goodLast: -1, budget: int64(o.MaxBatch), searchedEnd: -1}
 }
 
 // resyncCRCPerByte is how many CRC bytes a resync may compute per byte it
@@ -272,6 +354,8 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, io.EOF
 	}
 	start := s.pos
+	searched := s.resumed
+	s.resumed = false
 	s.buf = s.buf[:0]
 	n, err := s.fill(entryHead + 5)
 	if n == 0 && errors.Is(err, io.EOF) {
@@ -282,23 +366,35 @@ func (s *Segment) Next() (*Batch, error) {
 		return nil, err
 	}
 	if n < entryHead {
-		return nil, s.tail(start, true, strconv.Itoa(n)+" bytes, less than an entry's offset and length (12)")
+		return nil, s.tail(start, true, -1, strconv.Itoa(n)+" bytes, less than an entry's offset and length (12)")
 	}
 	length := int64(int32(binary.BigEndian.Uint32(s.buf[8:12])))
 	if length < minMessageV0 {
-		return nil, s.resync(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest entry ("+strconv.Itoa(minMessageV0)+")")
+		return nil, s.resync(start, false, -1, "length "+strconv.FormatInt(length, 10)+", less than the smallest entry ("+strconv.Itoa(minMessageV0)+")")
 	}
 	if n < entryHead+5 {
-		return nil, s.tail(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+		return nil, s.tail(start, true, length, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	magic := int8(s.buf[magicAt])
 	if magic < 0 || magic > 2 {
-		return nil, s.resync(start, false, "magic byte "+strconv.Itoa(int(magic))+", not 0, 1 or 2")
+		msg := "magic byte " + strconv.Itoa(int(magic)) + ", not 0, 1 or 2"
+		// Its length first: when it leads to an entry whose CRC holds,
+		// the damage is this entry, and a batch stored inside its bytes
+		// is not searched for.
+		if at, err := s.byLength(start, length); err != nil {
+			return nil, err
+		} else if at >= 0 {
+			err := s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+"; its length ("+strconv.FormatInt(length, 10)+
+				") leads to an entry whose CRC holds"+s.suspect(start))
+			s.resumed = false // reached by a length, not a search
+			return nil, err
+		}
+		return nil, s.resync(start, false, -1, msg)
 	}
 	if least := [...]int64{minMessageV0, minMessageV1, minBatch}[magic]; length < least {
-		return nil, s.resync(start, false, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
+		return nil, s.resync(start, false, -1, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
 	}
-	b := &Batch{Position: start, Magic: magic}
+	b := &Batch{Position: start, Magic: magic, Searched: searched}
 	if length > int64(s.o.MaxBatch) {
 		return s.skip(b, length)
 	}
@@ -306,31 +402,228 @@ func (s *Segment) Next() (*Batch, error) {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+		return nil, s.resync(start, true, length, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
 	}
 	b.CRCValid = entryCRC(b.Magic, s.buf[crcFrom(b.Magic):], 0) == storedCRC(b.Magic, s.buf)
 	if !b.CRCValid {
 		// A corrupt length that stays inside the file: the entry swallows
 		// the entries after it. One whose CRC holds starting inside it
-		// says so; otherwise it is an entry with a wrong CRC.
+		// says so, unless the log confirms the length (stored); otherwise
+		// it is an entry with a wrong CRC.
 		size := len(s.buf)
-		if at, err := s.scan(start, size); err != nil {
-			return nil, err
-		} else if at >= 0 {
-			stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
-			s.giveBack(int(at - start))
-			return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
-				" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")")
+		if !fills(magic, s.buf) {
+			if at, err := s.scan(start, size); err != nil {
+				return nil, err
+			} else if at >= 0 {
+				if in, err := s.stored(start, at, size); err != nil {
+					return nil, err
+				} else if !in {
+					stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
+					s.giveBack(int(at - start))
+					return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
+						" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")"+s.suspect(start))
+				}
+			}
 		}
 		s.giveBack(size)
 	}
 	b.Bytes = s.buf
 	s.describe(b)
+	s.found(b)
 	if b.CRCValid {
 		s.goodLast = b.LastOffset
 	}
 	s.batches++
 	return b, nil
+}
+
+// found notes where an entry a search found (b.Searched) ends, and the
+// offsets' floor before it (suspect).
+func (s *Segment) found(b *Batch) {
+	if b.Searched {
+		s.searchedAt, s.searchedEnd, s.searchedFloor = b.Position, b.Position+b.Size(), s.goodLast
+	}
+}
+
+// suspect is said of damage starting at start: when it starts where an
+// entry found by a search ends, nothing confirms that entry (it may be a
+// batch stored inside a damaged entry's bytes), and its offsets are no
+// longer the floor a search takes candidates above.
+func (s *Segment) suspect(start int64) string {
+	if start != s.searchedEnd {
+		return ""
+	}
+	s.searchedEnd = -1
+	s.goodLast = s.searchedFloor
+	return "; the entry before it, at " + strconv.FormatInt(s.searchedAt, 10) + ", was found by searching and no entry follows it: it may be a batch stored inside a damaged entry's bytes"
+}
+
+// least is the smallest length an entry of each magic declares.
+var least = [...]int64{minMessageV0, minMessageV1, minBatch}
+
+// fills says whether the entry p (all of it) is its records exactly, so
+// that its length is right whatever its CRC says: an uncompressed
+// batch's records, as many as its header counts, each as long as its
+// length says, end where it ends; a legacy message's key and value fill
+// it. A compressed batch's records say nothing before they are
+// decompressed.
+func fills(magic int8, p []byte) bool {
+	if magic < 2 {
+		head := candidateHead[magic]
+		if len(p) < head {
+			return false
+		}
+		key := legacyKey(p)
+		return key >= -1 && int64(head)+max(key, 0)+4 <= int64(len(p)) && legacyFills(p, int64(len(p))-entryHead)
+	}
+	if len(p) < entryHead+minBatch || binary.BigEndian.Uint16(p[21:])&7 != 0 {
+		return false
+	}
+	count := int64(int32(binary.BigEndian.Uint32(p[57:])))
+	at := entryHead + minBatch
+	for ; count > 0 && at < len(p); count-- {
+		l, n, _ := wire.Varint(p[at:])
+		if n <= 0 || l < 0 || int64(len(p)-at-n) < int64(l) {
+			return false
+		}
+		at += n + int(l)
+	}
+	return count == 0 && at == len(p)
+}
+
+// stored says whether the entry whose CRC holds that a search found at
+// at, inside the entry at start (s.buf holding its size bytes, its CRC
+// wrong), is stored in that entry's bytes (a record's value) rather than
+// the next entry of the log after a corrupt length. Following the lengths
+// from at (each header plausible after the one before): entries that run
+// past the entry's end mean a corrupt length; entries that end where it
+// ends, one whose offsets do not come after its own (when its header is
+// plausible); entries that stop inside it, one whose length the log
+// confirms: the index names where it ends (SegmentOptions.Index), the
+// input ends there, or zeros or a plausible header follow it (followed).
+// A position the index names inside it means a corrupt length.
+func (s *Segment) stored(start, at int64, size int) (bool, error) {
+	end := start + int64(size)
+	indexed := false
+	if s.o.Index != nil {
+		if q, ok := s.o.Index.After(start); ok && q <= end {
+			if q < end {
+				return false, nil // by the index, an entry starts inside it
+			}
+			indexed = true // by the index, the next entry starts where it ends
+		}
+	}
+	p, last := at, s.goodLast
+	for p < end {
+		i := int(p - start)
+		if i+entryHead+5 > size {
+			break
+		}
+		m := int8(s.buf[i+magicAt])
+		l := int64(int32(binary.BigEndian.Uint32(s.buf[i+8:])))
+		if m < 0 || m > 2 || l < least[m] || i+candidateHead[m] > size || !plausibleHeader(m, s.buf[i:i+candidateHead[m]], l, last) {
+			break
+		}
+		last = headerLast(m, s.buf[i:])
+		p += entryHead + l
+	}
+	if p > end {
+		return false, nil
+	}
+	magic := int8(s.buf[magicAt])
+	if p == end {
+		length := int64(size - entryHead)
+		return plausibleHeader(magic, s.buf[:candidateHead[magic]], length, s.goodLast) &&
+			int64(binary.BigEndian.Uint64(s.buf[at-start:])) <= headerLast(magic, s.buf), nil
+	}
+	if indexed {
+		return true, nil
+	}
+	return s.followed(size)
+}
+
+// headerLast is the last offset the header of the entry p (of magic
+// magic) says.
+func headerLast(magic int8, p []byte) int64 {
+	if magic < 2 {
+		return int64(binary.BigEndian.Uint64(p))
+	}
+	return int64(binary.BigEndian.Uint64(p)) + int64(int32(binary.BigEndian.Uint32(p[23:])))
+}
+
+// followed says whether what follows the first size bytes of s.buf (an
+// entry starting at s.bufAt) confirms its length: the end of the input,
+// zeros (preallocated space), or an entry whose header is plausible. The
+// header it reads ahead for is charged to the resync's budget, and given
+// back by the caller.
+func (s *Segment) followed(size int) (bool, error) {
+	if !s.spend(entryHead+minBatch, size, "reading the header after it") {
+		return false, nil
+	}
+	if ok, err := s.has(size + entryHead + 5); err != nil {
+		return false, err
+	} else if !ok {
+		return allZero(s.buf[size:]), nil
+	}
+	p := s.buf[size:]
+	if allZero(p[:entryHead]) {
+		return true, nil
+	}
+	m := int8(p[magicAt])
+	l := int64(int32(binary.BigEndian.Uint32(p[8:])))
+	if m < 0 || m > 2 || l < least[m] {
+		return false, nil
+	}
+	if ok, err := s.has(size + candidateHead[m]); !ok {
+		return false, err
+	}
+	return plausibleHeader(m, s.buf[size:size+candidateHead[m]], l, s.goodLast), nil
+}
+
+// byLength says where the entry at start (its magic byte wrong, s.buf
+// holding its first bytes) ends when its length leads to an entry whose
+// header is plausible and whose CRC holds: -1 when it does not (or the
+// resync's budget cannot pay for reading it). What it read is left in
+// s.buf, which then holds the bytes from start on.
+func (s *Segment) byLength(start, length int64) (int64, error) {
+	if length < minMessageV0 || length > int64(s.o.MaxBatch) {
+		return -1, nil
+	}
+	size := entryHead + int(length)
+	s.bufAt = start
+	s.unchecked = 0
+	if !s.spend(int64(size+entryHead+5), 0, "reading it by its length") {
+		return -1, nil
+	}
+	if ok, err := s.has(size + entryHead + 5); !ok {
+		return -1, err
+	}
+	p := s.buf[size:]
+	m := int8(p[magicAt])
+	l := int64(int32(binary.BigEndian.Uint32(p[8:])))
+	if m < 0 || m > 2 || l < least[m] || l > int64(s.o.MaxBatch) {
+		return -1, nil
+	}
+	if ok, err := s.has(size + candidateHead[m]); !ok {
+		return -1, err
+	}
+	if !plausibleHeader(m, s.buf[size:size+candidateHead[m]], l, s.goodLast) {
+		return -1, nil
+	}
+	cost := entryHead + l - int64(crcFrom(m))
+	if !s.spend(cost, size, "its CRC") {
+		return -1, nil
+	}
+	if ok, err := s.has(size + entryHead + int(l)); !ok {
+		return -1, err
+	}
+	p = s.buf[size : size+entryHead+int(l)]
+	s.resyncCRC += cost
+	if entryCRC(m, p[crcFrom(m):], 0) != storedCRC(m, p) {
+		return -1, nil
+	}
+	s.giveBack(size)
+	return start + int64(size), nil
 }
 
 // candidateHead is how much of a candidate entry scan judges before
@@ -392,14 +685,17 @@ func legacyFills(p []byte, length int64) bool {
 
 // damage reports the bytes from start to at as no batch, read on from at.
 func (s *Segment) damage(start, at int64, msg string) error {
+	s.resumed = true
 	return &DamageError{Position: start, Size: at - start, Msg: msg, Batches: s.batches}
 }
 
 // resync looks past the entry at start, whose damage msg says, for the
 // next batch (scan): found, the bytes before it are a damaged region and
 // reading resumes there; not found, they are the segment's tail, torn or
-// corrupt as the damage says (or zeros).
-func (s *Segment) resync(start int64, torn bool, msg string) error {
+// corrupt as the damage says (or zeros; tail, told the entry's length
+// when torn).
+func (s *Segment) resync(start int64, torn bool, length int64, msg string) error {
+	msg += s.suspect(start)
 	at, err := s.scan(start, -1)
 	if err != nil {
 		return err
@@ -412,7 +708,7 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 		}
 		return s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+what+s.uncheckedNote())
 	}
-	return s.tail(start, torn, msg+s.uncheckedNote())
+	return s.tail(start, torn, length, msg+s.uncheckedNote())
 }
 
 // scan looks for the first entry after start whose header is plausible
@@ -431,7 +727,7 @@ func (s *Segment) resync(start int64, torn bool, msg string) error {
 // budget grows with every position scanned, so later candidates are
 // checked, and work stays linear.
 func (s *Segment) scan(start int64, limit int) (at int64, err error) {
-	s.bufAt, s.zero = start, true
+	s.bufAt, s.dropNZ = start, start
 	s.unchecked = 0
 	return s.scanFrom(1, limit, nil)
 }
@@ -451,7 +747,9 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, err error) {
 			if over != nil {
 				over.feed(s, s.bufAt+int64(i))
 			}
-			s.zero = s.zero && allZero(s.buf[:i])
+			if j := lastNonZero(s.buf[:i]); j >= 0 {
+				s.dropNZ = s.bufAt + int64(j) + 1
+			}
 			n := copy(s.buf, s.buf[i:])
 			s.buf = s.buf[:n]
 			s.bufAt += int64(i)
@@ -601,11 +899,13 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 // the candidate in view, so that a corrupt length (a high bit flipped
 // makes any entry longer than the limit) is told from a long entry:
 //
-//   - a batch whose CRC holds starts inside it: unless the entry ends
-//     within MaxBatch of that batch, is whole there and its CRC matches
-//     (a long entry that holds a batch's bytes), the entry's length is
-//     corrupt, and the bytes up to that batch are a damaged region
-//     (DamageError), read on from the batch;
+//   - a batch whose CRC holds starts inside it, its offsets after the
+//     entry's own (when its header is a plausible batch's; one at or
+//     below them is stored in its bytes, and passed by): unless the entry ends within
+//     MaxBatch of that batch, is whole there and its CRC matches (a long
+//     entry that holds a batch's bytes), the entry's length is corrupt,
+//     and the bytes up to that batch are a damaged region (DamageError),
+//     read on from the batch;
 //   - none does, and the input ends inside it: a torn tail (the broker
 //     stopped while writing it);
 //   - none does, and its CRC does not match the bytes it spans: a
@@ -614,12 +914,13 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 //   - otherwise it is passed over (Skipped).
 func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	start := b.Position
+	note := s.suspect(start)
 	keep := min(entryHead+length, skippedHead[b.Magic])
 	if n, err := s.fill(int(keep)); err != nil {
 		if !errors.Is(err, io.EOF) {
 			return nil, err
 		}
-		return nil, s.resync(start, true, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there")
+		return nil, s.resync(start, true, length, "the entry declares "+strconv.FormatInt(length, 10)+" bytes after its length; "+strconv.Itoa(n-entryHead)+" are there"+note)
 	}
 	s.head = append(s.head[:0], s.buf[:keep]...)
 	stored := storedCRC(b.Magic, s.head)
@@ -628,9 +929,19 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	crcWrong := func() string {
 		return ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "): a corrupt length"
 	}
-	s.bufAt, s.zero = start, false
+	s.bufAt, s.dropNZ = start, start
 	s.unchecked = 0
+	// The entry after this one comes after its offsets: a batch inside it
+	// at or below them, when its header is a batch's and plausible (a
+	// legacy message's passes by chance too often), is stored in its
+	// bytes (a record's value), not the entry after a corrupt length, and
+	// is passed by.
+	floor := s.goodLast
+	if b.Magic == 2 && plausibleHeader(b.Magic, s.head[:candidateHead[b.Magic]], length, floor) {
+		s.goodLast = max(floor, headerLast(b.Magic, s.head))
+	}
 	at, err := s.scanFrom(1, -1, over)
+	s.goodLast = floor
 	if err != nil {
 		return nil, err
 	}
@@ -655,26 +966,26 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 			}
 		}
 		s.giveBack(0)
-		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why+s.uncheckedNote())
+		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+long+why+note+s.uncheckedNote())
 	}
 	// No batch starts inside it: the scan reached its end, or the input's.
 	over.feed(s, over.end)
 	if over.fed < over.end {
 		msg := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length; " + strconv.FormatInt(over.fed-start-entryHead, 10) + " are there"
-		return nil, s.tail(start, true, msg+s.uncheckedNote())
+		return nil, s.tail(start, true, length, msg+note+s.uncheckedNote())
 	}
 	if over.h.sum == stored {
 		return s.skipped(b, over.end)
 	}
 	// Read on past its end for the next batch.
-	msg := long + crcWrong()
+	msg := long + crcWrong() + note
 	if at, err = s.scanFrom(int(over.end-s.bufAt), -1, nil); err != nil {
 		return nil, err
 	} else if at >= 0 {
 		s.giveBack(int(at - s.bufAt))
 		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+s.uncheckedNote())
 	}
-	return nil, s.tail(start, false, msg+s.uncheckedNote())
+	return nil, s.tail(start, false, length, msg+s.uncheckedNote())
 }
 
 // skipped gives the entry b, passed over to end and its CRC found to
@@ -775,35 +1086,69 @@ func (s *Segment) has(n int) (bool, error) {
 	return true, nil
 }
 
-// tail ends the segment at start with what was found there; the rest of
-// the input is counted, not held, and looked at for bytes other than zero.
-func (s *Segment) tail(start int64, torn bool, msg string) error {
-	whole := s.pos-start == int64(len(s.buf)) || s.bufAt > start && s.zero && s.pos-s.bufAt == int64(len(s.buf))
-	z := zeroCheck{zero: whole && allZero(s.buf)}
+// tail ends the segment at start with what was found there (torn: the
+// entry declaring length bytes after its length, -1 when its length is
+// not there, runs past the end); the rest of the input is counted, not
+// held, and looked at for where the zeros that end it start.
+func (s *Segment) tail(start int64, torn bool, length int64, msg string) error {
+	held := s.pos - int64(len(s.buf)) // where s.buf starts
+	z := zeroEnd{at: held, nz: start}
+	if held > start {
+		z.nz = s.dropNZ // a scan from start dropped the bytes before s.buf
+	}
+	z.Write(s.buf)
 	rest, err := io.Copy(&z, src{s})
 	s.pos += rest
 	s.done = true
 	if err != nil {
 		return err
 	}
-	te := &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches}
-	// Fewer than an entry head's zeros may be a torn entry's offset.
-	if z.zero && te.Size >= entryHead {
+	te := &TailError{Position: start, Size: s.pos - start, Torn: torn, Msg: msg, Batches: s.batches, ZeroFrom: z.nz}
+	switch {
+	case z.nz == start && te.Size >= entryHead:
+		// Fewer than an entry head's zeros may be a torn entry's offset.
 		te.Torn, te.Zero = false, true
 		te.Msg = "every byte to the end is zero: space preallocated for entries and never written"
+		return te
+	case !torn || length < 0:
+	case start+entryHead+length > math.MaxInt32:
+		te.Torn = false
+		te.Msg += ": more than a segment holds (an entry ends within " + strconv.Itoa(math.MaxInt32) + " bytes of the segment's start, Kafka's positions being int32), so a corrupt length, not a partial write"
+	case z.nz <= start+entryHead && te.Size >= entryHead+5:
+		te.Torn = false
+		te.Msg += ": every byte after its length is zero, which no partial write leaves (the CRC and magic byte after a length are written with it), so damage or preallocated space, not a partial write"
+	}
+	if s.pos-z.nz >= entryHead { // fewer are the ordinary end of a record (no headers: a 0)
+		te.Msg += "; bytes " + strconv.FormatInt(z.nz, 10) + "-" + strconv.FormatInt(s.pos-1, 10) + " (" + strconv.FormatInt(s.pos-z.nz, 10) + " bytes) are zeros to the end"
 	}
 	return te
 }
 
-// zeroCheck is an io.Writer that notes whether every byte it was given is
-// zero.
-type zeroCheck struct{ zero bool }
+// zeroEnd is an io.Writer that notes where the zeros that end what it
+// was given start: nz, the position after its last byte that is not zero
+// (at being where the next byte given is).
+type zeroEnd struct{ at, nz int64 }
 
-func (z *zeroCheck) Write(p []byte) (int, error) {
-	if z.zero {
-		z.zero = allZero(p)
+func (z *zeroEnd) Write(p []byte) (int, error) {
+	if j := lastNonZero(p); j >= 0 {
+		z.nz = z.at + int64(j) + 1
 	}
+	z.at += int64(len(p))
 	return len(p), nil
+}
+
+// lastNonZero is the index of the last byte of b that is not zero, -1
+// when every byte is (whole blocks at a time).
+func lastNonZero(b []byte) int {
+	for len(b) >= len(zeroBlock) && bytes.Equal(b[len(b)-len(zeroBlock):], zeroBlock[:]) {
+		b = b[:len(b)-len(zeroBlock)]
+	}
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] != 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // describe fills in what the entry's header says.

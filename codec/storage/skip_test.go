@@ -330,3 +330,29 @@ func TestZeroTailIsScannedInBulk(t *testing.T) {
 	require.Equal(t, int64(tail), te.Size)
 	require.Less(t, s.looked, int64(tail/256), "positions judged one at a time")
 }
+
+// An entry longer than MaxBatch holding a batch in a record's value, more
+// than MaxBatch before its end, is passed over whole when that batch's
+// offsets are within its own (its header plausible): the batch after a
+// corrupt length would come after them. It was a damaged region, read on
+// from the stored batch, the rest of the entry damage too.
+func TestSkippedBatchHoldingABatchFarFromItsEndIsPassedOver(t *testing.T) {
+	small := func(ts int64) []byte {
+		return storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: ts, ProducerID: -1})
+	}
+	inner := small(1600000000000)
+	storagedata.Place(inner, 502, 0)
+	big := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: inner}, {Key: []byte("k"), Value: bytes.Repeat([]byte("x"), 2000)}, {Key: []byte("k2"), Value: []byte("y")}},
+		storagedata.BatchOptions{FirstTimestamp: 1700000001000, ProducerID: -1})
+	log, _, _ := storagedata.Segment(500, 0, [][]byte{small(1700000000000), big, small(1700000002000)}, 10)
+	at := starts(log)
+	bs, damage, err := readOpts(log, SegmentOptions{MaxBatch: 1000})
+	require.NoError(t, err)
+	require.Empty(t, damage)
+	require.Len(t, bs, 3)
+	require.True(t, bs[1].Skipped)
+	require.True(t, bs[1].CRCValid)
+	require.Equal(t, at[1], bs[1].Position)
+	require.Equal(t, int64(503), bs[1].LastOffset)
+	require.Equal(t, at[2], bs[2].Position)
+}

@@ -75,8 +75,8 @@ func storageCorpus() []Entry {
 	seg := "/" + segmentName
 	return []Entry{
 		{Name: "storage/segment-length-max" + seg + ".log", Mode: Storage,
-			Attacks: "a segment whose second entry declares 2,147,483,647 bytes and holds 64 KiB (allocation by declared length)",
-			Expect:  Expect{Says: "declares 2147483647 bytes", Survive: true},
+			Attacks: "a segment whose second entry declares 2,147,483,647 bytes and holds 64 KiB of zeros (allocation by declared length; a corrupt tail, not a torn one: no segment holds that entry)",
+			Expect:  Expect{Says: "declares 2147483647 bytes after its length; 65536 are there: more than a segment holds", Survive: true},
 			gen: func() []byte {
 				b := append([]byte(nil), smallBatch...)
 				head := be32(be64(nil, 1), 0x7fffffff)
@@ -119,6 +119,21 @@ func storageCorpus() []Entry {
 					binary.BigEndian.PutUint64(c, uint64(at+1))
 					binary.BigEndian.PutUint32(c[8:], 64<<20)
 					c[16] = 2
+				}
+				return b
+			}},
+		{Name: "storage/segment-phantom-batches" + seg + ".log", Mode: Storage,
+			Attacks: "a segment of 1,500 batches of one record whose value is itself a batch (at offset 2^40 and on, its CRC right), every other outer batch's record count wrong (a resync listed each inner batch as an entry, 1,499 of them, and the outer batches after the first as damage)",
+			Expect:  Expect{Says: `"lastOffset":1499,"firstTimestamp"`, Survive: true},
+			gen: func() []byte {
+				var b []byte
+				for i := 0; i < 1500; i++ {
+					inner := placed(smallBatch, 1<<40+int64(i))
+					outer := placed(batch(0, 0, 1, record(0, 0, nil, inner)), int64(i))
+					if i%2 == 1 {
+						binary.BigEndian.PutUint32(outer[57:], 2)
+					}
+					b = append(b, outer...)
 				}
 				return b
 			}},

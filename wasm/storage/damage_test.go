@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/binary"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +27,9 @@ func TestStorageDamageInTheMiddle(t *testing.T) {
 	ps := problems(a)
 	if matching(ps, "are no batch") != 1 || matching(ps, "read resumed at") != 1 || matching(ps, "torn") != 0 {
 		t.Errorf("problems: %q", ps)
+	}
+	if ns := a.Files[0].Notes; len(ns) != 1 || !strings.Contains(ns[0], "the batch at "+strconv.Itoa(second+len(batches[1]))+" was found by searching past the damage") {
+		t.Errorf("notes: %q", ns)
 	}
 	if a.RecordCount != 10 {
 		t.Errorf("%d records, want the 10 of the 5 whole batches: %q", a.RecordCount, strings.Join(ps, "; "))

@@ -684,7 +684,13 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 // is said but is no problem: zeros to the end, preallocated space.
 func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*indexFile) (problems, notes []string) {
 	f := &s.files[i]
-	seg := storage.NewSegment(s.reader(f, true), s.batchOptions())
+	o := s.batchOptions()
+	if j := s.beside(i, storage.OffsetIndexFile); j >= 0 && f.kind.Kind == storage.SegmentFile && f.kind.Offset >= 0 {
+		// The .index read again, on its own: the positions it names
+		// tell a resync where entries start, as kwire log's do.
+		o.Index = storage.NewIndexPositions(storage.NewIndexReader(s.reader(&s.files[j], false), storage.OffsetIndex, f.kind.Offset))
+	}
+	seg := storage.NewSegment(s.reader(f, true), o)
 	var snap *storage.SnapshotCheck
 	base := f.kind.Offset // a KRaft snapshot's name gives the log's end, not its records' offsets
 	if f.kind.Kind == storage.KRaftSnapshotFile {
@@ -739,6 +745,11 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		}
 		batches++
 		end, last = b.Position+b.Size(), max(last, b.LastOffset)
+		if b.Searched {
+			// Its CRC holds, but it was found by searching past the
+			// damage said above, not by following lengths.
+			notes = append(notes, "the batch at "+strconv.FormatInt(b.Position, 10)+" was found by searching past the damage before it, not by following the lengths of the entries before it")
+		}
 		_, ops = offsets.Batch(ops[:0], b)
 		for j := range ops {
 			offsetProblem(&ops[j])
