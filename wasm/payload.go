@@ -40,7 +40,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"io/fs"
@@ -289,13 +288,13 @@ func payloadsOf(this js.Value, args []js.Value) any {
 // schema, a schema that does not parse, bytes that do not match it), as a
 // frame's warnings do.
 func payloadJSON(p []byte, key bool, topic string, detail bool) (drawn, part []byte) {
-	var members []byte
+	var members, value []byte
 	var nodes []*tree.Node
 	var ws []codec.Warning
 	if detail {
 		members, nodes, ws = dec.DecodeBytes(p, key, topic)
 	} else {
-		members, ws = dec.DecodeBytesJSON(p, key, topic) // a row wants no nodes, which cost most
+		members, value, ws = dec.DecodeBytesJSON(p, key, topic) // a row wants no nodes, which cost most
 	}
 	var w jsontext.Writer
 	w.BeginObject()
@@ -313,30 +312,23 @@ func payloadJSON(p []byte, key bool, topic string, detail bool) (drawn, part []b
 		if len(members) > 0 {
 			part = append(append(part[:len(part)-1], members...), '}')
 		}
-	} else if len(members) > 0 {
-		// The members but the decoded value, then that as text.
-		at := bytes.Index(members, []byte(`"decoded":`))
-		head := members
-		if at >= 0 {
-			head = members[:at]
+	} else {
+		// The members but the decoded value (each after its comma), then
+		// that as text.
+		if len(members) > 1 {
+			w.Raw(members[1:])
 		}
-		// Each member comes after its comma: the first's is the object's
-		// own, the last's decoded's.
-		if head = bytes.TrimSuffix(head[1:], []byte{','}); len(head) > 0 {
-			w.Raw(head)
-		}
-		if at >= 0 {
-			v := members[at+len(`"decoded":`):]
-			cut := len(v) > rowDecoded
+		if value != nil {
+			cut := len(value) > rowDecoded
 			if cut {
 				n := rowDecoded
-				for n > 0 && !utf8.RuneStart(v[n]) {
+				for n > 0 && !utf8.RuneStart(value[n]) {
 					n--
 				}
-				v = append(v[:n:n], "…"...)
+				value = append(value[:n:n], "…"...)
 			}
 			w.Key("decoded")
-			w.HTMLSafe(string(v))
+			w.HTMLSafe(string(value))
 			if cut {
 				w.Key("cut")
 				w.Bool(true)

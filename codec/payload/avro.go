@@ -328,9 +328,9 @@ func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {
 // avroPayload decodes the Avro data at p to the payload's end.
 func (w *walker) avroPayload(t *avroType, p int) {
 	mark := len(w.out)
-	w.member(`"decoded":`)
+	w.decoded()
 	if !w.takeAt(p, 1) {
-		w.out = w.out[:mark]
+		w.rollback(mark)
 		return
 	}
 	root := w.leaf("avro", t.label, schema.Struct, p, w.in.End)

@@ -317,7 +317,7 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 			var js []byte
 			js, err = protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
 			if err == nil {
-				w.member(`"decoded":`)
+				w.decoded()
 				w.out = appendCompact(w.out, js) // protojson varies its spacing on purpose
 			}
 		}

@@ -32,6 +32,9 @@ type walker struct {
 	// file, not the schema its framing names: the writer's schema is not
 	// known then, and a reader's that adds fields runs past the data.
 	byTopic bool
+	// valueAt is where in out the member "decoded"'s value starts (0:
+	// none written, or rolled back): see decoded.
+	valueAt int
 }
 
 type pathSeg struct {
@@ -126,6 +129,22 @@ func (w *walker) member(s string) {
 	w.out = append(w.out, s...)
 }
 
+// decoded writes the key of the member "decoded", always the last, and
+// notes where its value starts (DecodeBytesJSON hands it apart).
+func (w *walker) decoded() {
+	w.member(`"decoded":`)
+	w.valueAt = len(w.out)
+}
+
+// rollback takes out back to mark, the "decoded" member too when it was
+// written past it.
+func (w *walker) rollback(mark int) {
+	w.out = w.out[:mark]
+	if w.valueAt > mark {
+		w.valueAt = 0
+	}
+}
+
 // warnAt adds a warning at byte off of the payload's buffer.
 func (w *walker) warnAt(off int, msg string, limit bool) {
 	w.b.ChargeWarning(limit)
@@ -184,7 +203,7 @@ func (w *walker) finish(root *tree.Node, mark int) {
 	if !w.stopped {
 		return
 	}
-	w.out = w.out[:mark]
+	w.rollback(mark)
 	// Charged whether or not bytes are left for it, past NestedNodes if
 	// need be (one node, within budget.NestedSlack), so both paths spend
 	// alike and every byte keeps a node.

@@ -6,8 +6,11 @@
 // whose schema is missing says why. Schemas dropped beside a folder do not
 // hold its records back: they show at once, as stored, and are read again
 // once payload.wasm runs; schemas given after the files are open read them
-// again too. The values are written by avsc, a real Avro serializer, with
-// the schema registry's framing.
+// again too (the records listed, not the files: the worker is asked to
+// read the files once), and when payload.wasm runs already, the folder is
+// read once, with them; the schemas' status says how the records listed
+// read. The values are written by avsc, a real Avro serializer, with the
+// schema registry's framing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
@@ -35,7 +38,7 @@ const framed = (id, v) => {
 };
 const evil = '<img src=x onerror="window.pwned=1">Ana';
 
-let dir, orders, schemaPath, big;
+let dir, orders, schemaPath, otherPath, big;
 const pg = session({
   setup: async () => {
     dir = await mkdtemp(join(tmpdir(), 'kwire-storage-payloads-'));
@@ -51,6 +54,9 @@ const pg = session({
     await mkdir(join(dir, 'beside'));
     schemaPath = join(dir, 'beside', ID + '.avsc');
     await writeFile(schemaPath, JSON.stringify(schema));
+    await mkdir(join(dir, 'other'));
+    otherPath = join(dir, 'other', '8.avsc');
+    await writeFile(otherPath, '"string"');
   },
   teardown: async () => { if (dir) await rm(dir, { recursive: true, force: true }); },
 });
@@ -68,6 +74,25 @@ const decodedRows = (page) => page.waitForFunction(() => {
   const tr = document.querySelector('#st-table tbody tr');
   return tr && /"customer"/.test(tr.cells[3].textContent) && !/^Reading/.test(document.getElementById('status').textContent);
 }, null, { timeout: 120_000 });
+// countOps, run in the page before its scripts, counts the ops the page
+// asks the worker for (window.kwireOps); ops answers how many of op.
+const countOps = [() => {
+  window.kwireOps = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (m, ...rest) {
+    if (m && m.op) { window.kwireOps.push(m.op); (window.kwireOpTimes ||= {})[m.op] = performance.now(); }
+    return post.call(this, m, ...rest);
+  };
+}];
+const ops = (page, op) => page.evaluate((o) => window.kwireOps.filter((x) => x === o).length, op);
+// listedStatus is what the schemas' status line says of the records
+// listed in orders-0: the values decoded with schema 7, the one whose
+// schema is missing and why, and the parts no schema reads.
+const listedStatus = new RegExp('Of the 4 records listed: 2 values decoded with schema 7 \\(Avro\\); 1 value not decoded: schema ' + MISSING +
+  '[^;]*; 4 keys and 1 value with no schema to read them \\(no schema id, and no schema for the topic\\): shown as stored\\.$');
+const payStatus = (page) => page.waitForFunction(() => /Of the/.test(document.getElementById('pay-status').textContent), null, { timeout: 60_000 })
+  .then(() => page.textContent('#pay-status'));
+
 // detail waits for the record drawn to show what matches re, and
 // answers its text.
 const detail = (page, re) => page.waitForFunction((src) => {
@@ -87,7 +112,7 @@ test('a folder dropped with schemas beside it: its records show at once, then de
   await quick.close();
 
   // payload.wasm held by the server: the records show all the same.
-  const page = await pg.open();
+  const page = await pg.open('', { init: countOps });
   const gate = pg.server.holdFile('payload.wasm');
   t0 = Date.now();
   await drop(page, [orders, schemaPath]);
@@ -113,6 +138,12 @@ test('a folder dropped with schemas beside it: its records show at once, then de
   assert.equal(bad[0], 'pg-st-bad');
   assert.match(bad[1], new RegExp('^Not decoded: value: schema ' + MISSING));
   assert.equal(bad[2], '');
+  // The folder was read once: the records listed had their keys and
+  // values read again, not the folder's files.
+  assert.equal(await ops(page, 'storage'), 1, 'the folder is read once');
+  assert.equal(await ops(page, 'storagePayloads'), 1);
+  // The schemas' status says how the records listed read.
+  assert.match(await payStatus(page), listedStatus);
 
   // The record shown is drawn again with its fields: tree, grid, JSON.
   const first = await detail(page, /customer/);
@@ -138,8 +169,26 @@ test('a folder dropped with schemas beside it: its records show at once, then de
   await page.close();
 });
 
+test('payload.wasm running already: a folder dropped with schemas beside it is read once, with them', { timeout: 240_000 }, async () => {
+  const page = await pg.open('', { init: countOps });
+  // Another schema first: payload.wasm runs, schema 7 is not known yet.
+  await page.click('#pay summary');
+  await page.setInputFiles('#pay-files', [otherPath]);
+  await page.waitForFunction(() => +(document.body.dataset.schemas || 0) >= 1, null, { timeout: 120_000 });
+  await drop(page, [orders, schemaPath]);
+  await decodedRows(page);
+  const rows = await cells(page);
+  assert.equal(rows.length, 4);
+  assert.equal(rows[1][3], '{"customer":"Bo","amount":5}');
+  assert.equal(await ops(page, 'storage'), 1, 'the folder is read once');
+  assert.equal(await ops(page, 'storagePayloads'), 0, 'nothing is read again');
+  assert.match(await payStatus(page), listedStatus);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('schemas given after the folder is open read its records again, the record shown kept', { timeout: 240_000 }, async () => {
-  const page = await pg.open();
+  const page = await pg.open('', { init: countOps });
   await page.setInputFiles('#folder', orders);
   await page.waitForFunction(() => document.querySelectorAll('#st-table tbody tr').length === 4 && document.querySelectorAll('#st-record section').length === 2 &&
     !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 60_000 });
@@ -155,20 +204,25 @@ test('schemas given after the folder is open read its records again, the record 
   assert.equal(await page.$eval('#st-table tbody tr[aria-current]', (tr) => tr.dataset.record), '1', 'the record shown stays');
   await detail(page, /customer/);
   assert.deepEqual(JSON.parse(await page.textContent('#st-record pre')).value.decoded, { customer: 'Bo', amount: 5 });
+  assert.equal(await ops(page, 'storage'), 1, 'the folder is not read again');
+  assert.equal(await ops(page, 'storagePayloads'), 1);
+  assert.match(await payStatus(page), listedStatus);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
 
 // What reading the payloads costs a big listing (measured, not asserted
 // beyond its being listed): a segment of Avro values, 20,000 of its records
-// listed, with no schema given and then with the schema.
-test('a big segment of Avro values: listed with the schema given, streaming as without', { timeout: 300_000 }, async () => {
+// listed, with no schema given and then with the schema; and the schema
+// given once it was listed, which reads the records listed again, not the
+// segment. KWIRE_BIG_MB sets the segment's size (16 MiB).
+test('a big segment of Avro values: listed with the schema given, streaming as without', { timeout: 600_000 }, async () => {
   const enc = new TextEncoder();
   const recs = [];
   for (let i = 0; i < 200; i++) recs.push({ key: enc.encode('c-' + i), value: framed(ID, { customer: 'customer ' + i + ' '.padEnd(60, 'x'), amount: i }) });
   const path = join(dir, 'big', '00000000000000000000.log');
   await mkdir(join(dir, 'big'), { recursive: true });
-  const seg = await bigSegment(path, 16 << 20, 200, batchOf(recs));
+  const seg = await bigSegment(path, (+process.env.KWIRE_BIG_MB || 16) << 20, 200, batchOf(recs));
   big = seg;
   const times = {};
   for (const withSchema of [false, true, false, true]) {
@@ -196,4 +250,28 @@ test('a big segment of Avro values: listed with the schema given, streaming as w
   console.log('storage payloads: a ' + (big.size / 1e6).toFixed(1) + ' MB segment of ' + big.records.toLocaleString('en') + ' Avro records, 20,000 listed: first rows ' +
     times.without.first + ' ms, all ' + times.without.done + ' ms without schemas; with the schema ' + times.with.first + ' ms, ' + times.with.done + ' ms (' +
     ((times.with.done - times.without.done) * 1000 / 20000).toFixed(1) + ' µs a record listed)');
+
+  // The schema given once the segment is listed: the 20,000 records
+  // listed are read again, their batches alone.
+  const page = await pg.open('', { init: countOps });
+  await page.setInputFiles('#file', [path]);
+  await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000, polling: 20 });
+  await page.click('#pay summary');
+  const t0 = Date.now();
+  await page.setInputFiles('#pay-files', [schemaPath]);
+  const shownAt = await page.waitForFunction(() => /"customer"/.test(document.querySelector('#st-table tbody tr').cells[3].textContent) &&
+    /no problem found/.test(document.getElementById('status').textContent) && performance.now(), null, { timeout: 300_000, polling: 20 }).then((h) => h.jsonValue());
+  const after = Date.now() - t0;
+  // From the schemas applied (payload.wasm loaded) to the rows decoded:
+  // the records read again, or the segment read again by old pages.
+  const applied = await page.evaluate(() => window.kwireOpTimes.schemas);
+  console.log('storage payloads: the schema given once the ' + (big.size / 1e6).toFixed(1) + ' MB segment was listed: its 20,000 records decoded ' + after +
+    ' ms after (payload.wasm loaded meanwhile), ' + Math.round(shownAt - applied) + ' ms after the schemas went to the worker; the worker asked to read the segment ' +
+    await ops(page, 'storage') + ' time(s)');
+  assert.equal(await ops(page, 'storage'), 1, 'the segment is not read again');
+  assert.equal(await page.$$eval('#st-table tbody tr', (trs) => trs.length), 20000);
+  assert.equal(await page.$eval('#st-table tbody tr:last-child', (tr) => tr.cells[3].textContent), '{"customer":"customer 199 ' + 'x'.repeat(59) + '","amount":199}');
+  assert.match(await page.textContent('#pay-status'), /Of the 20,000 records listed: 20,000 values decoded with schema 7 \(Avro\); 20,000 keys with no schema/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

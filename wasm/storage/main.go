@@ -3,12 +3,13 @@
 // Command storage is the playground's third WebAssembly module, loaded
 // only when Kafka's storage files are opened (segments, indexes,
 // snapshots, checkpoints; package codec/storage reads them). It sets a
-// global object kwireStorage with two functions, each answering a Promise
-// (they wait for the files' bytes, which the browser reads
+// global object kwireStorage with three functions, each answering a
+// Promise (they wait for the files' bytes, which the browser reads
 // asynchronously: see glue.Promise):
 //
 //	kwireStorage.open(names, files, topic, progress, folder, payload) -> Promise of JSON text
 //	kwireStorage.record(id, payload) -> Promise of JSON text
+//	kwireStorage.payloads(from, to, payload) -> Promise of JSON text
 //
 // open reads the files (names [string], files [Blob or File], read
 // together so an index is checked against the segment beside it, in the
@@ -57,6 +58,11 @@
 // payload, an ordinary topic's key and value are drawn by payload.wasm
 // (kwirePayload.payload: their fields' nodes, and warnings), and json is
 // the record's key and value as kwire log --schemas writes them.
+//
+// payloads reads the keys and values of the records listed (ids from to
+// to) again with payload, for schemas given after the files were opened:
+// only those records' batches are read again, not the files (a second
+// pass over a 1 GiB segment).
 package main
 
 import (
@@ -116,7 +122,7 @@ func countNodes(ns []*tree.Node) int {
 const maxEntries = 2000
 
 func main() {
-	glue.Serve("kwireStorage", glue.Funcs{"open": open, "record": record})
+	glue.Serve("kwireStorage", glue.Funcs{"open": open, "record": record, "payloads": payloads})
 }
 
 // chunkMin and chunkMax bound the slices a file is read in: the first
@@ -204,11 +210,11 @@ func (s *session) payloadPart(payload js.Value, part string, n *tree.Node) (draw
 func hasBytes(n *tree.Node) bool { return n != nil && !n.Null && len(n.Raw) > 0 }
 
 // payloadRows reads the keys and values of a batch's records listed
-// (recs) with the payload hook, in one call (kwirePayload.payloads: a
+// (recs) with the payload hook given, in one call (kwirePayload.payloads: a
 // call into a Go module costs more than reading a small payload), and
 // answers each one's row JSON: rows[2*i] record i's key's, rows[2*i+1] its
 // value's (nil: null or empty).
-func (s *session) payloadRows(recs []storage.RecordInfo) [][]byte {
+func (s *session) payloadRows(payload js.Value, recs []storage.RecordInfo) [][]byte {
 	rows := make([][]byte, 2*len(recs))
 	var packed []byte
 	var at []int // the parts packed, by index in rows
@@ -227,7 +233,7 @@ func (s *session) payloadRows(recs []storage.RecordInfo) [][]byte {
 	if len(at) == 0 {
 		return rows
 	}
-	r := s.payload.Call("payloads", s.topic, glue.Uint8Array(packed))
+	r := payload.Call("payloads", s.topic, glue.Uint8Array(packed))
 	if r.Type() != js.TypeString {
 		return rows
 	}
@@ -819,7 +825,7 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		}
 		var rows [][]byte // the keys' and values' rows the payload hook read
 		if res.Records != nil && !b.Control && s.payloads(s.payload) && *total < maxRecords {
-			rows = s.payloadRows(res.Records) // (past maxRecords, a batch's last are read for nothing)
+			rows = s.payloadRows(s.payload, res.Records) // (past maxRecords, a batch's last are read for nothing)
 		}
 		for n, ri := range res.Records {
 			if isWrapper(ri.Node) {
@@ -1053,16 +1059,21 @@ func recordJSON(w *jsontext.Writer, id, fi int, b *storage.Batch, ri storage.Rec
 			str(w, "internalError", recordError(tr, b.Position))
 		}
 	} else {
-		// An ordinary topic's key and value read with the schemas given:
-		// keyPayload, valuePayload.
-		for i, part := range []string{"key", "value"} {
-			if p := payloads[i]; len(p) > 2 { // not {}: text or bytes with nothing more to say
-				w.Key(part + "Payload")
-				w.Raw(p)
-			}
-		}
+		payloadMembers(w, payloads)
 	}
 	w.EndObject()
+}
+
+// payloadMembers writes an ordinary topic's key and value as the payload
+// hook read them with the schemas given (rows[0] the key's, rows[1] the
+// value's): keyPayload, valuePayload.
+func payloadMembers(w *jsontext.Writer, rows [2][]byte) {
+	for i, part := range []string{"key", "value"} {
+		if p := rows[i]; len(p) > 2 { // not {}: text or bytes with nothing more to say
+			w.Key(part + "Payload")
+			w.Raw(p)
+		}
+	}
 }
 
 // preview is a key, value or header as text (at most 300 characters, with
@@ -1193,6 +1204,112 @@ func valueName(n *tree.Node) string {
 		return storage.ValueName(n.Field.Name, n.Int)
 	}
 	return ""
+}
+
+// payloads(from, to, payload) answers (a Promise of) the keys and values
+// of the records listed from id from to id to (excluded) read again with
+// payload (payload.wasm's kwirePayload: see open), as the listing reads
+// them, for the schemas given after the files were opened:
+//
+//	{"records": [{"id", "keyPayload"?, "valuePayload"?}]}
+//
+// a record for each of those whose batch reads again (a control record's
+// with its id alone), or {"error"}. Only their batches are read again, in
+// slices of at most chunkMax bytes (a run of batches in one), not the
+// files: a 1 GiB segment's 20,000 records listed are some megabytes.
+func payloads(this js.Value, args []js.Value) any {
+	from, to := -1, -1
+	if a := glue.Arg(args, 0); a.Type() == js.TypeNumber {
+		from = a.Int()
+	}
+	if a := glue.Arg(args, 1); a.Type() == js.TypeNumber {
+		to = a.Int()
+	}
+	s := current()
+	payload := glue.Arg(args, 2)
+	return glue.Promise(func() (any, error) { return s.payloadsAgain(from, to, payload), nil })
+}
+
+// payloadsAgain reads the payloads of records from to to again (see
+// payloads).
+func (s *session) payloadsAgain(from, to int, payload js.Value) string {
+	if s == nil {
+		return errorJSON("no files are open")
+	}
+	if !s.payloads(payload) {
+		if payload.Type() != js.TypeObject {
+			return errorJSON("no payload decoder was given")
+		}
+		return errorJSON("the records of " + s.topic + " are read with Kafka's schemas for it, not the schemas given")
+	}
+	s.mu.Lock()
+	from, to = max(from, 0), min(to, len(s.recs))
+	var recs []located
+	if from < to {
+		recs = append(recs, s.recs[from:to]...)
+	}
+	s.mu.Unlock()
+	var w jsontext.Writer
+	w.BeginObject()
+	w.Key("records")
+	w.BeginArray()
+	var win []byte // the bytes of file winFile from winAt
+	winFile, winAt := -1, int64(0)
+	for i := 0; i < len(recs); {
+		loc := recs[i]
+		j := i + 1 // recs[i:j] are of one batch
+		for j < len(recs) && recs[j].file == loc.file && recs[j].batch == loc.batch {
+			j++
+		}
+		if s.superseded() {
+			return errorJSON(errSuperseded.Error())
+		}
+		if winFile != loc.file || loc.batch < winAt || loc.batch+loc.size > winAt+int64(len(win)) {
+			// A new window from this batch, to the end of the last batch
+			// after it that fits chunkMax (the batch alone when it does
+			// not).
+			end := loc.batch + loc.size
+			for k := j; k < len(recs) && recs[k].file == loc.file && recs[k].batch >= loc.batch; k++ {
+				if e := recs[k].batch + recs[k].size; e-loc.batch <= int64(chunkMax) {
+					end = max(end, e)
+				} else {
+					break
+				}
+			}
+			f := &s.files[loc.file]
+			win = make([]byte, end-loc.batch)
+			n, err := glue.ReadBlob(f.blob, loc.batch, win)
+			if err != nil {
+				return errorJSON("reading " + f.name + ": " + err.Error())
+			}
+			win, winFile, winAt = win[:n], loc.file, loc.batch
+		}
+		var rows [][]byte
+		if off := loc.batch - winAt; !loc.control && off+loc.size <= int64(len(win)) {
+			seg := storage.NewSegment(bytes.NewReader(win[off:off+loc.size]), s.batchOptions())
+			if b, err := seg.Next(); err == nil {
+				if res, _, _ := seg.Decode(b); res != nil {
+					rows = s.payloadRows(payload, res.Records)
+				}
+			}
+		}
+		for k := i; k < j; k++ {
+			n := recs[k].n
+			if !recs[k].control && 2*n+1 >= len(rows) {
+				continue // the batch no longer reads
+			}
+			w.BeginObject()
+			num(&w, "id", int64(from+k))
+			if !recs[k].control {
+				payloadMembers(&w, [2][]byte{rows[2*n], rows[2*n+1]})
+			}
+			w.EndObject()
+		}
+		i = j
+	}
+	w.EndArray()
+	w.EndObject()
+	return string(w.B)
 }
 
 // record(id) answers (a Promise of) one listed record's key and value:

@@ -208,12 +208,16 @@ async function openDropped({ files, left }) {
   const beside = [];
   // The records show at once, their keys and values as stored; once the
   // schemas apply (payload.wasm loads the first time: a second or two),
-  // the files are listed again with them read (payloads.js, again).
+  // the records listed are read again with them (payloads.js, again). When
+  // payload.wasm runs already, the schemas apply first, and the folder is
+  // read once, with them.
+  const first = schemas.length && st.payloads;
+  if (first) await applied(false);
   if (schemas.length) beside.push('Schemas taken for the record payloads (the storage view\'s keys and values, and the frames and captures opened next): ' + names(schemas) + '.');
   if (keyLogs.length) beside.push('TLS key log kept for the captures opened next: ' + names(keyLogs) + '.');
   if (notOpened.length) beside.push('Not opened: ' + names(notOpened) + ', dropped beside the folder: a frame or capture is shown on its own, not with a folder\'s files; open ' + (notOpened.length === 1 ? 'it' : 'them') + ' by ' + (notOpened.length === 1 ? 'itself' : 'themselves') + '.');
   openFolder({ files: read, left }, beside.join(' '));
-  applied();
+  if (!first) applied();
 }
 
 // openFolder opens a folder's files (read by filesOfEntries or
@@ -269,7 +273,7 @@ function showPartition(i) {
 async function openFiles(fs) {
   if (!fs.length) return;
   newLink(); // a file is a new place: Back returns from it
-  const { rest, keyLogs, applied } = await setAside(fs);
+  const { rest, schemas, keyLogs, applied } = await setAside(fs);
   fs = rest;
   if (!fs.length) {
     await applied();
@@ -299,9 +303,14 @@ async function openFiles(fs) {
   $('input').value = '';
   inputNote(stored.map((f) => f.name).join(', ') + ' (Kafka storage files, read below); type or paste here to replace them');
   // The files themselves go to the worker, which reads them in slices: a
-  // segment (1 GiB by Kafka's default) is never whole in memory.
+  // segment (1 GiB by Kafka's default) is never whole in memory. The
+  // records show at once; their keys and values are read again once the
+  // schemas apply, or, when payload.wasm runs already, with them, the
+  // schemas applied first.
+  const first = schemas.length && st.payloads;
+  if (first) await applied(false);
   openStorage(stored.map((f) => ({ name: f.name, file: f })), $('st-topic').value, ++st.gen);
-  applied(); // the records show at once; read again once the schemas apply
+  if (!first) applied();
 }
 // A fragment the page did not write: a link followed, or Back and Forward
 // through the places the page pushed. Back to the page without one is the
@@ -324,8 +333,10 @@ window.addEventListener('hashchange', followed);
 // payloads' schemas, and TLS key logs (SSLKEYLOGFILE's lines) decrypt the
 // captures opened, the next and those after it. It returns the rest and
 // those taken, and applied, which applies the schemas taken (a promise;
-// nothing to do when none were): a frame waits for them, storage files
-// are shown first, payload.wasm loading meanwhile.
+// nothing to do when none were; applied(false) does not decode what is
+// shown again, what is opened next being read with them): a frame waits
+// for them, storage files are shown first, payload.wasm loading
+// meanwhile, unless it runs already.
 async function setAside(fs) {
   const schemas = fs.filter((f) => isSchemaName(f.name));
   let applied = async () => {};
@@ -334,7 +345,7 @@ async function setAside(fs) {
     fs = fs.filter((f) => !isSchemaName(f.name));
     await readSchemaFiles(schemas);
     let once = null;
-    applied = () => (once ||= applySchemas());
+    applied = (redraw = true) => (once ||= applySchemas(redraw));
   }
   const keyLogs = [];
   for (const f of fs) if (await isKeyLog(f)) keyLogs.push(f);

@@ -82,8 +82,9 @@ export function filesOfInput(list) {
 const dirOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
 const baseOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 
-// INTERNAL are the internal topics whose records the page decodes.
-const INTERNAL = ['__consumer_offsets', '__transaction_state', '__share_group_state', '__cluster_metadata', '__remote_log_metadata'];
+// INTERNAL are the internal topics whose records the page decodes
+// (through Kafka's schemas for them, not the schemas the user gives).
+export const INTERNAL = ['__consumer_offsets', '__transaction_state', '__share_group_state', '__cluster_metadata', '__remote_log_metadata'];
 
 // topicOf is the topic a partition folder's name gives ("orders-0":
 // orders), as kwire log takes it, when it is an internal topic, whose

@@ -3,7 +3,8 @@
 // The first time, the worker loads payload.wasm (kwire.wasm's glue with
 // the Avro, Protobuf and JSON Schema decoders) and runs every op through
 // it; what is shown is then decoded again with the schemas: the frame, or
-// the storage files, listed again with their keys and values read. The registry
+// the storage files' records listed, their keys and values read again
+// (their batches, not the files: storage.js, payloadsAgain). The registry
 // is read by the worker itself (GET /schemas/ids/ID), so it must allow
 // this page's origin (CORS). A registry that gave no answer is asked
 // again by the first decode after a backoff (30 s, doubling up to 5
@@ -16,7 +17,8 @@ import { rpc } from './rpc.js';
 import { st } from './state.js';
 import { redo } from './decode.js';
 import { pickExchange } from './capture.js';
-import { openStorage } from './storage.js';
+import { openStorage, payloadsAgain } from './storage.js';
+import { INTERNAL } from './folder.js';
 
 // isSchemaName says whether a dropped file is a schema rather than input:
 // .avsc and .proto always, .json when named as a schema is (by id, or a
@@ -40,8 +42,9 @@ export async function readSchemaFiles(files) {
 
 const retryMs = Math.max(0, Math.min(+new URLSearchParams(location.search).get('registryRetry') || 0, 300_000));
 
-// apply gives the worker the schemas, then decodes the frame shown again.
-export async function apply() {
+// apply gives the worker the schemas, then decodes what is shown again
+// (unless redraw is false: what is opened next is read with them).
+export async function apply(redraw = true) {
   drawList();
   $('pay-status').textContent = st.payloads ? 'Applying the schemas…' : 'Loading the payload decoders…';
   showError($('pay-error'), '');
@@ -62,10 +65,14 @@ export async function apply() {
   }
   problems = new Map((r.problems || []).map((p) => [p.name, p.problem]));
   drawList();
-  $('pay-status').textContent = shown(describe(r));
+  said = shown(describe(r));
+  $('pay-status').textContent = said;
   document.body.dataset.schemas = String((+document.body.dataset.schemas || 0) + 1);
-  await again();
+  if (redraw) await again();
 }
+
+// said is what the status says of the schemas given (describe).
+let said = '';
 
 function describe(r) {
   const parts = [r.files + ' schema file' + (r.files === 1 ? '' : 's')];
@@ -88,15 +95,61 @@ let problems = new Map();
 async function again() {
   if (st.storage) {
     const s = st.storage;
-    await openStorage(s.files, $('st-topic').value, ++st.gen, s.where, s.current);
+    if (!(await payloadsAgain()) && s === st.storage) await openStorage(s.files, $('st-topic').value, ++st.gen, s.where, s.current);
   } else if (st.capture && st.capture.current >= 0) await pickExchange(st.capture.current, ++st.gen);
   else if (st.sum || st.picked) redo();
 }
 
+// afterListing says, once storage files' records are listed with the
+// schemas given (recs, of topic), how their keys and values read: how
+// many decoded with which schema, and why the others did not; then how
+// the registry's requests went (afterDecode).
+export function afterListing(recs, topic) {
+  if (!st.payloads) return;
+  if (INTERNAL.includes(topic)) {
+    afterDecode(shown(' The records listed are ' + topic + "'s: their keys and values are read with Kafka's schemas for it, not with the schemas given."));
+    return;
+  }
+  const decoded = new Map(), failed = new Map(), plain = { key: 0, value: 0 };
+  const add = (m, k, part) => { const c = m.get(k) || { key: 0, value: 0 }; c[part]++; m.set(k, c); };
+  const FORMATS = { avro: 'Avro', protobuf: 'Protobuf', jsonschema: 'JSON Schema', json: 'JSON' };
+  for (const r of recs) {
+    for (const part of ['key', 'value']) {
+      const p = r[part + 'Payload'];
+      if (r[part] === null || r.marker) continue;
+      const format = p && (FORMATS[p.format] || p.format);
+      if (p && p.decoded !== undefined) {
+        add(decoded, p.schemaId !== undefined ? 'schema ' + p.schemaId + ' (' + format + ')'
+          : p.format === 'json' ? 'no schema, as JSON text' : "the topic's " + part + ' schema (' + format + ')', part);
+      } else if (p && p.warnings && p.warnings.length) add(failed, p.warnings[0], part);
+      else plain[part]++;
+    }
+  }
+  const count = (c) => [c.key && c.key.toLocaleString('en') + (c.key === 1 ? ' key' : ' keys'), c.value && c.value.toLocaleString('en') + (c.value === 1 ? ' value' : ' values')]
+    .filter(Boolean).join(' and ');
+  const most = (m) => [...m].sort((a, b) => (b[1].key + b[1].value) - (a[1].key + a[1].value));
+  const parts = [];
+  for (const [k, c] of most(decoded)) parts.push(count(c) + ' decoded with ' + k);
+  const bad = most(failed);
+  for (const [k, c] of bad.slice(0, 3)) parts.push(count(c) + ' not decoded: ' + k);
+  if (bad.length > 3) {
+    const rest = bad.slice(3).reduce((t, [, c]) => ({ key: t.key + c.key, value: t.value + c.value }), { key: 0, value: 0 });
+    parts.push(count(rest) + ' not decoded for other reasons');
+  }
+  if (plain.key || plain.value) parts.push(count(plain) + ' with no schema to read ' + (plain.key + plain.value === 1 ? 'it' : 'them') + ' (no schema id, and no schema for the topic): shown as stored');
+  const n = recs.length;
+  afterDecode(shown(' Of the ' + n.toLocaleString('en') + ' record' + (n === 1 ? '' : 's') + ' listed: ' + (parts.length ? parts.join('; ') : 'no key or value to read') + '.'));
+}
+
 // afterDecode says, under the registry's URL, how its requests went (the
-// failures are warnings on the records too).
-export async function afterDecode() {
-  if (!st.payloads || !st.schemas.url) return;
+// failures are warnings on the records too); listed, when given, is what
+// afterListing says of the records listed, said after it.
+export async function afterDecode(listed = '') {
+  if (!st.payloads) return;
+  if (!st.schemas.url) {
+    if (listed) $('pay-status').textContent = said + listed;
+    return;
+  }
   const s = await rpc('registryStatus');
   if (!s) return;
   const line = s.requests + ' request' + (s.requests === 1 ? '' : 's') + ' to the registry';
@@ -106,11 +159,11 @@ export async function afterDecode() {
     // Unreachable: the first decode after the backoff asks it again.
     const at = new Date(Date.now() + s.retryIn).toLocaleTimeString();
     $('pay-status').textContent = 'The registry at ' + st.schemas.url + ' was unreachable: it will be asked again by the first decode after ' + at +
-      (s.retryIn > 0 ? ' (in ' + Math.ceil(s.retryIn / 1000) + ' s).' : ' (now).');
+      (s.retryIn > 0 ? ' (in ' + Math.ceil(s.retryIn / 1000) + ' s).' : ' (now).') + listed;
   } else if (!s.error) {
     $('pay-status').textContent = 'Record payloads are decoded with the registry at ' + st.schemas.url + ' (' + line + ' so far, ' +
-      (s.failed ? s.failed + ' failed before it answered' : 'none failed') + ').';
-  }
+      (s.failed ? s.failed + ' failed before it answered' : 'none failed') + ').' + listed;
+  } else if (listed) $('pay-status').textContent = said + listed;
 }
 
 function drawList() {

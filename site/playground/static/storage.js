@@ -16,6 +16,8 @@ import { drawGridRow, isTime, utcDate } from './views.js';
 import { clearViews } from './decode.js';
 import { closeCapture, frameOptions, rowKeys, rovingStop } from './capture.js';
 import { setLink } from './link.js';
+import { afterListing } from './payloads.js';
+import { INTERNAL } from './folder.js';
 
 // isStorageName says whether a file is named as Kafka names its files.
 export function isStorageName(name) {
@@ -95,17 +97,30 @@ const STREAM_ROWS = 1000;
 // the records come at the end.
 //
 // keep, when a record's id, is the record to show again once listed (the
-// files read again with the schemas given: payloads.js, again).
+// files read again with the schemas given, when their records could not
+// be: payloads.js, again).
 export async function openStorage(files, topic, gen, where = null, keep = -1) {
+  // What was shown goes at once: its rows name records of the files read
+  // before, which the worker no longer keeps. listed settles once the
+  // listing ended (payloadsAgain waits for it).
+  const s = { files, where, result: null, current: -1, drawn: 0, listed: null, again: 0 };
+  let done;
+  s.listed = new Promise((r) => { done = r; });
+  try {
+    await list(s, topic, gen, keep);
+  } finally {
+    done();
+  }
+}
+
+async function list(s, topic, gen, keep) {
+  const { files, where } = s;
   const what = (where && where.name ? where.name + ': ' : '') + files.length + ' storage file' + (files.length === 1 ? '' : 's');
   status('Reading ' + what + '…');
   setLink(null);
   closeCapture();
   frameOptions(false);
   clearViews();
-  // What was shown goes at once: its rows name records of the files read
-  // before, which the worker no longer keeps.
-  const s = { files, where, result: null, current: -1, drawn: 0 };
   st.storage = s;
   drawWhere(where);
   $('st-title').textContent = what + ', reading…';
@@ -148,13 +163,72 @@ export async function openStorage(files, topic, gen, where = null, keep = -1) {
   if (s.drawn > r.records.length) { startRecords(); s.drawn = 0; } // (the module listed fewer than it reported: never so far)
   appendRecords(r.records.slice(s.drawn));
   s.drawn = r.records.length;
+  drawCount(r);
+  $('storage').hidden = false;
+  status(readStatus(r));
+  if (r.payloads) afterListing(r.records, r.topic);
+  if (r.records.length && s.current < 0) await pickFirst(r.records, true);
+}
+
+// drawCount says how many of the records are listed.
+function drawCount(r) {
   $('st-count').textContent = r.recordCount > r.records.length
     ? 'showing the first ' + r.records.length.toLocaleString('en') + ' of ' + r.recordCount.toLocaleString('en') + ' (the rest are counted, not listed)'
     : '';
-  $('storage').hidden = false;
+}
+
+// readStatus is what the status says once the files are read.
+function readStatus(r) {
   const problems = r.files.reduce((n, f) => n + f.problems.length, 0);
-  status(problems ? problems + ' problem' + (problems === 1 ? '' : 's') + ' found: see the flagged files.' : 'Read; no problem found.');
-  if (r.records.length && s.current < 0) await pickFirst(r.records, true);
+  return problems ? problems + ' problem' + (problems === 1 ? '' : 's') + ' found: see the flagged files.' : 'Read; no problem found.';
+}
+
+// payloadsAgain reads the keys and values of the records listed again
+// with the schemas now given (the worker's storage module reads their
+// batches again, not the files: a 1 GiB segment is not read a second
+// time), after a listing under way has ended; then draws the table again,
+// the record shown kept and drawn again. It answers false when the
+// records could not be read so (the caller reads the files again); true
+// when done, or when nothing is to be done (an internal topic's records,
+// read with Kafka's schemas; other files opened meanwhile).
+export async function payloadsAgain() {
+  const s = st.storage;
+  if (!s) return true;
+  const gen = st.gen;
+  const token = ++s.again; // schemas given again meanwhile: the later reading draws
+  await s.listed;
+  const stale = () => gen !== st.gen || s !== st.storage || token !== s.again;
+  if (stale()) return true;
+  const r = s.result;
+  if (!r) return false; // the listing failed
+  if (INTERNAL.includes(r.topic)) { afterListing(r.records, r.topic); return true; }
+  const n = r.records.length;
+  status('Reading the keys and values of the ' + n.toLocaleString('en') + ' record' + (n === 1 ? '' : 's') + ' listed again with the schemas…');
+  let a;
+  try {
+    a = await rpc('storagePayloads', 0, n);
+  } catch (e) {
+    a = { error: e.message };
+  }
+  if (stale()) return true;
+  if (a.error) return false;
+  const byID = new Map(r.records.map((x) => [x.id, x]));
+  for (const x of a.records) {
+    const rec = byID.get(x.id);
+    if (!rec) continue;
+    delete rec.keyPayload;
+    delete rec.valuePayload;
+    if (x.keyPayload) rec.keyPayload = x.keyPayload;
+    if (x.valuePayload) rec.valuePayload = x.valuePayload;
+  }
+  startRecords();
+  appendRecords(r.records);
+  s.drawn = n;
+  drawCount(r);
+  status(readStatus(r));
+  afterListing(r.records, r.topic);
+  if (s.current >= 0) await pickRecord(s.current);
+  return true;
 }
 
 function drawFiles(files) {

@@ -360,8 +360,9 @@ async function schemas(names, texts, url, retryMs) {
 // kwirePayload (payloads, a batch's rows at a time, and payload, the
 // record drawn), with the schemas given, called synchronously in the
 // middle of a listing as kwire.wasm calls inflate.wasm; undefined before
-// (keys and values listed as stored). The page lists the files again
-// when schemas come after they were opened (payloads.js, again).
+// (keys and values listed as stored). When schemas come after the files
+// were opened, the page has the records listed read again with them
+// (storagePayloads: payloads.js, again).
 function payloadHook() {
   return K && K === self.kwirePayload ? self.kwirePayload : undefined;
 }
@@ -377,12 +378,20 @@ self.onmessage = async (e) => {
       // The files (File objects) are read in slices by the module, which
       // reports how far it got and the records listed so far.
       // folder: the files are all of a partition folder's.
+      // payloads: whether the keys and values were read with the schemas.
       const [names, files, topic, folder] = args;
       const m = await storageModule();
-      result = JX(await m.open(names, files, topic, (p) => self.postMessage({ id, progress: JX(p) }), !!folder, payloadHook()));
+      const hook = payloadHook();
+      result = JX(await m.open(names, files, topic, (p) => self.postMessage({ id, progress: JX(p) }), !!folder, hook));
+      result.payloads = !!hook;
     } else if (op === 'storageRecord') {
       const m = await storageModule();
       result = JX(await m.record(args[0], payloadHook()));
+    } else if (op === 'storagePayloads') {
+      // The records listed (ids from, to) read again with the schemas now
+      // given: only their batches, not the files.
+      const m = await storageModule();
+      result = JX(await m.payloads(args[0], args[1], payloadHook()));
     }
     else if (op === 'schemas') result = await schemas(...args);
     else if (op === 'registryStatus') result = payloadReady ? J(self.kwirePayload.registryStatus()) : null;
