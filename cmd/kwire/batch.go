@@ -109,7 +109,7 @@ func parseBatchFlags(e *env, args []string) (*batchConfig, string, int) {
 	}
 	if len(args) > 1 {
 		// Several files: one stream of lines is what batch numbers.
-		fail(e, "batch reads one file or standard input, not %d files: cat them into it (cat %s | kwire batch), its lines then numbered across them", len(args), strings.Join(args, " "))
+		fail(e, "batch reads one file or standard input, not %d files: cat them into it (cat %s | kwire batch), its lines then numbered across them", len(args), shellWords(args))
 		return nil, "", 2
 	}
 	if err := cfg.ff.check(); err != nil {

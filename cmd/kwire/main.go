@@ -363,3 +363,30 @@ func fail(e *env, format string, a ...any) {
 func isTerminal(f *os.File) bool {
 	return term.IsTerminal(int(f.Fd()))
 }
+
+// shellWords joins args as a POSIX shell reads them back: each word as it
+// is when it holds nothing the shell would take apart, else in single
+// quotes (a single quote in it ends them, is escaped, and opens them
+// again), so a command a message suggests runs as shown, file names
+// with spaces included.
+func shellWords(args []string) string {
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		plain := a != ""
+		for _, c := range a {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._-/+=:,@%", c)) {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+	}
+	return b.String()
+}

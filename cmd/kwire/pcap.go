@@ -291,7 +291,7 @@ func parsePcapFlags(e *env, args []string) (*pcapConfig, int) {
 
 	if len(args) > 1 {
 		// Conversations are paired within one capture.
-		fail(e, "pcap reads one capture file, not %d: run it once for each, or join them first (mergecap -w all.pcapng %s, from Wireshark)", len(args), strings.Join(args, " "))
+		fail(e, "pcap reads one capture file, not %d: run it once for each, or join them first (mergecap -w all.pcapng %s, from Wireshark)", len(args), shellWords(args))
 		return nil, 2
 	}
 	if len(args) != 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,4 +92,17 @@ func TestOneFileCommandsSayHowToGiveSeveral(t *testing.T) {
 	_, errOut, code = runCLI(t, []string{"pcap", "kafka.pcap", "kfake-clients.pcapng"}, nil)
 	require.Equal(t, 2, code)
 	require.Equal(t, "kwire: pcap reads one capture file, not 2: run it once for each, or join them first (mergecap -w all.pcapng kafka.pcap kfake-clients.pcapng, from Wireshark)\n", errOut)
+}
+
+// TestSuggestedCommandsQuoteFileNames: the command batch and pcap suggest
+// for several files runs as shown when a name holds a space or a quote:
+// the shell reads each name back whole.
+func TestSuggestedCommandsQuoteFileNames(t *testing.T) {
+	names := []string{"my frames.hex", "it's.hex", "plain-1.hex", "$HOME", ""}
+	out, err := exec.Command("sh", "-c", "printf '%s\\n' "+shellWords(names)).Output()
+	require.NoError(t, err)
+	require.Equal(t, strings.Join(names, "\n")+"\n", string(out))
+	_, errOut, code := runCLI(t, []string{"batch", "my frames.hex", "b.hex"}, nil)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "(cat 'my frames.hex' b.hex | kwire batch)")
 }
