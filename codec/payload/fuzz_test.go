@@ -22,7 +22,8 @@ func fuzzBudget() budget.Budget {
 // (r.spent), picked by a hash of p, so the fuzzer's inputs meet the
 // limits at every place of every kind of value. Whatever a limit cuts,
 // the members are valid JSON (decodeBoth checks it), and DecodeBytesJSON's
-// value is too.
+// value is too; and p as a record's value in a frame, at a MaxNodes the
+// hash picks, gives valid records JSON, the same on both paths.
 func cutBoth(t *testing.T, d *Decoder, p []byte, topic string, r result) {
 	t.Helper()
 	h := crc32.ChecksumIEEE(p)
@@ -35,6 +36,7 @@ func cutBoth(t *testing.T, d *Decoder, p []byte, topic string, r result) {
 	if value != nil && !json.Valid(value) {
 		t.Fatalf("DecodeBytesJSON's value is not valid JSON: %s", value)
 	}
+	framesBoth(t, d, nil, p, h)
 }
 
 // fuzzAvsc has every Avro type but bytes and fixed (goavro reads their

@@ -1,10 +1,13 @@
 package payload
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kwire/kwire/codec"
 )
 
 // validMembers fails t unless js, members as Decode appends them (each
@@ -120,5 +123,63 @@ func TestDecodeBytesCutByMaxNodes(t *testing.T) {
 		}
 		js, _ = d.Decode(nil, &In{B: p, End: len(p), Path: valuePath})
 		validMembers(t, string(js))
+	}
+}
+
+// recordsFrame is a records data message: one plain batch of one record
+// with key and value (nil: null).
+func recordsFrame(t testing.TB, key, value []byte) []byte {
+	t.Helper()
+	part := func(b []byte) any {
+		if b == nil {
+			return nil
+		}
+		return map[string]any{"base64": base64.StdEncoding.EncodeToString(b)}
+	}
+	b, err := codec.Encode(nil, map[string]any{"data": "records", "value": []any{map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2,
+		"attributes": map[string]any{"compression": "none"}, "lastOffsetDelta": 0, "baseTimestamp": 0, "maxTimestamp": 0,
+		"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": []any{map[string]any{"attributes": 0, "timestampDelta": 0,
+			"offsetDelta": 0, "key": part(key), "value": part(value), "headers": []any{}}}}}}, codec.EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// framesBoth decodes a records frame whose record has key and value with
+// d as its payload hook, at a MaxNodes that pick (a hash of the input)
+// chooses up to three times what the frame takes whole (records may take
+// half of it): the tree's records JSON (Frame.AppendJSON) and the
+// tree-less one (Decoder.AppendJSON) are valid JSON and the same, with
+// the same error and warnings.
+func framesBoth(t testing.TB, d *Decoder, key, value []byte, pick uint32) {
+	t.Helper()
+	b := recordsFrame(t, key, value)
+	o := codec.Options{Data: "records", Payload: d.Decode}
+	o.MaxNodes, o.MaxWork = 1<<14, 1<<20
+	whole, err := codec.Decode(b, o)
+	if err != nil {
+		t.Fatalf("the frame does not decode: %v", err)
+	}
+	o.MaxNodes = 1 + int(pick%uint32(3*whole.Spent.MaxNodes))
+	f, terr := codec.Decode(b, o)
+	var dec codec.Decoder
+	fjs, fr, ferr := dec.AppendJSON(nil, b, o)
+	if fmt.Sprint(terr) != fmt.Sprint(ferr) {
+		t.Fatalf("MaxNodes %d: errors differ\ntree %v\njson %v", o.MaxNodes, terr, ferr)
+	}
+	if terr != nil {
+		return
+	}
+	tjs := f.AppendJSON(nil)
+	switch {
+	case !json.Valid(tjs):
+		t.Fatalf("MaxNodes %d: the tree's JSON is invalid: %s", o.MaxNodes, tjs)
+	case !json.Valid(fjs):
+		t.Fatalf("MaxNodes %d: the JSON is invalid: %s", o.MaxNodes, fjs)
+	case string(tjs) != string(fjs):
+		t.Fatalf("MaxNodes %d: JSON differs\ntree %s\njson %s", o.MaxNodes, tjs, fjs)
+	case fmt.Sprint(f.Warnings) != fmt.Sprint(fr.Warnings):
+		t.Fatalf("MaxNodes %d: warnings differ\ntree %v\njson %v", o.MaxNodes, f.Warnings, fr.Warnings)
 	}
 }
