@@ -3,6 +3,7 @@ package payload
 import (
 	"bytes"
 	"encoding/json"
+	"hash/crc32"
 	"testing"
 	"unicode/utf8"
 
@@ -14,6 +15,28 @@ import (
 // fuzzBudget is small enough that limits are met often.
 func fuzzBudget() budget.Budget {
 	return budget.Budget{MaxNodes: 4096, NestedNodes: 4000, MaxWork: 1 << 16}
+}
+
+// cutBoth decodes p again, as decodeBoth does, under limits that cut it
+// where p says: a NestedNodes and a MaxWork below what decoding it took
+// (r.spent), picked by a hash of p, so the fuzzer's inputs meet the
+// limits at every place of every kind of value. Whatever a limit cuts,
+// the members are valid JSON (decodeBoth checks it), and DecodeBytesJSON's
+// value is too; and p as a record's value in a frame, at a MaxNodes the
+// hash picks, gives valid records JSON, the same on both paths.
+func cutBoth(t *testing.T, d *Decoder, p []byte, topic string, r result) {
+	t.Helper()
+	h := crc32.ChecksumIEEE(p)
+	n := int(h % uint32(r.spent.Nodes+2))
+	w := int((h >> 8) % uint32(r.spent.Work+2))
+	decodeBothCut(t, d, p, false, topic, fuzzLimitBudget(n, fuzzBudget().MaxWork))
+	decodeBothCut(t, d, p, false, topic, fuzzLimitBudget(fuzzBudget().NestedNodes, w))
+	members, value, _ := d.DecodeBytesJSON(p, false, topic)
+	validMembers(t, string(members))
+	if value != nil && !json.Valid(value) {
+		t.Fatalf("DecodeBytesJSON's value is not valid JSON: %s", value)
+	}
+	framesBoth(t, d, nil, p, h)
 }
 
 // fuzzAvsc has every Avro type but bytes and fixed (goavro reads their
@@ -50,6 +73,7 @@ func FuzzAvro(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := framed(1, data)
 		r := decodeBoth(t, d, p, false, "t", fuzzBudget())
+		cutBoth(t, d, p, "t", r)
 		dec, ok := membersOf(t, r.json)["decoded"]
 		if !ok || len(r.warnings) > 0 {
 			return // (goavro refuses a map with a key twice; kwire warns)
@@ -130,7 +154,8 @@ message Refund { int64 order_id = 1; string reason = 2; }
 `}}}
 	d := NewDecoder(src, Config{MaxDepth: 16})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		decodeBoth(t, d, framed(3, data), false, "t", fuzzBudget())
+		p := framed(3, data)
+		cutBoth(t, d, p, "t", decodeBoth(t, d, p, false, "t", fuzzBudget()))
 	})
 }
 
@@ -148,8 +173,10 @@ func FuzzJSON(f *testing.F) {
 		if validJSON(data, 1000) != json.Valid(data) && utf8.Valid(data) {
 			t.Fatalf("kwire says JSON: %v, encoding/json: %v", validJSON(data, 1000), json.Valid(data))
 		}
-		decodeBoth(t, d, framed(4, data), false, "t", fuzzBudget())
+		p := framed(4, data)
+		cutBoth(t, d, p, "t", decodeBoth(t, d, p, false, "t", fuzzBudget()))
 		r := decodeBoth(t, d, data, false, "t", fuzzBudget())
+		cutBoth(t, d, data, "t", r)
 		if _, framed := readFraming(data); framed {
 			return
 		}
@@ -182,7 +209,9 @@ func FuzzJSONSchema(f *testing.F) {
 		src := mapSource{ids: map[int]*Schema{1: {Type: TypeJSON, Text: schema, References: []Reference{
 			{Name: "address.json", Schema: address}, {Name: "https://acme.example/address.json", Schema: address}}}}}
 		d := NewDecoder(src, Config{Validate: true, MaxDepth: 16})
-		r := decodeBoth(t, d, framed(1, data), false, "t", fuzzBudget())
+		p := framed(1, data)
+		r := decodeBoth(t, d, p, false, "t", fuzzBudget())
+		cutBoth(t, d, p, "t", r)
 		if json.Valid([]byte(schema)) && validJSON(data, 16) && len(data) > 0 {
 			if _, ok := membersOf(t, r.json)["decoded"]; !ok {
 				t.Fatalf("JSON data not shown: %s %v", r.json, r.warnings)

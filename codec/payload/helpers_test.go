@@ -46,6 +46,24 @@ type result struct {
 // the same JSON, warnings and budget.
 func decodeBoth(t testing.TB, d *Decoder, p []byte, key bool, topic string, b budget.Budget) result {
 	t.Helper()
+	return decodeBothSpans(t, d, p, key, topic, b, true)
+}
+
+// decodeBothCut is decodeBoth under a limit that may leave no node for
+// the bytes past it: the nodes tile the payload unless the limit's nodes
+// are all spent (the framing's nodes taking the last, say, leave none for
+// the data). Its members are valid JSON all the same.
+func decodeBothCut(t testing.TB, d *Decoder, p []byte, key bool, topic string, b budget.Budget) result {
+	t.Helper()
+	r := decodeBothSpans(t, d, p, key, topic, b, false)
+	if r.spent.Nodes < b.NestedNodes {
+		checkSpans(t, r.nodes, 0, len(p))
+	}
+	return r
+}
+
+func decodeBothSpans(t testing.TB, d *Decoder, p []byte, key bool, topic string, b budget.Budget, spans bool) result {
+	t.Helper()
 	var s slab.Slab
 	var w1, w2 budget.Warnings
 	b1, b2 := b, b
@@ -72,7 +90,10 @@ func decodeBoth(t testing.TB, d *Decoder, p []byte, key bool, topic string, b bu
 			t.Fatalf("warning %d differs: tree %+v, json %+v", i, w1.List[i], w2.List[i])
 		}
 	}
-	checkSpans(t, nodes, 0, len(p))
+	validMembers(t, string(js1))
+	if spans {
+		checkSpans(t, nodes, 0, len(p))
+	}
 	return result{json: string(js1), nodes: nodes, warnings: w1.List, spent: b1}
 }
 
@@ -108,3 +129,8 @@ func bigBudget() budget.Budget {
 
 // valuePath is In.Path for a value decoded alone.
 func valuePath() string { return "value" }
+
+// fuzzLimitBudget is a budget whose nested nodes and work stop at n and w.
+func fuzzLimitBudget(n, w int) budget.Budget {
+	return budget.Budget{MaxNodes: 1 << 20, NestedNodes: n, MaxWork: w}
+}

@@ -390,24 +390,29 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-// jsonValue writes the JSON text in [start, end) (already checked)
-// compacted to the output and makes its nodes: a top-level node named
-// name, its members and elements below it. The nodes tile the text: a
-// member's node starts where the one before it ended, the white space,
-// comma, key and colon before its value being its prefix, and a
-// container's closing bracket (with the white space before it) is a node
-// "end" after its last member.
+// jsonValue writes the member "decoded" with the JSON text in [start,
+// end) (already checked) compacted as its value, and makes the text's
+// nodes: a top-level node named name, its members and elements below it.
+// The nodes tile the text: a member's node starts where the one before it
+// ended, the white space, comma, key and colon before its value being its
+// prefix, and a container's closing bracket (with the white space before
+// it) is a node "end" after its last member. A limit that cuts the value
+// short takes the member out whole, its key too (the limit's warning says
+// where it stopped): a key left without its value made the key's or
+// value's object invalid JSON.
 func (w *walker) jsonValue(start, end int, name string) {
+	mark := len(w.out)
+	w.decoded()
 	if w.s == nil && w.jsonCompact(start, end) {
 		return
 	}
 	if !w.take(1) {
+		w.rollback(mark)
 		return
 	}
 	s := jsonScan{b: w.in.B[:end], p: start, maxDepth: w.maxDepth}
 	s.ws()
 	root := w.leaf(name, "", schema.Invalid, start, start)
-	mark := len(w.out)
 	w.jsonNode(&s, root, start)
 	root.End = end
 	if k := len(root.Children); k > 0 && !w.stopped {

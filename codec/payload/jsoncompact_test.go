@@ -272,9 +272,32 @@ func FuzzCheckCompact(f *testing.F) {
 		}
 	}
 	f.Add([]byte(strings.Repeat("[", 70)+strings.Repeat("]", 70)), uint8(100), uint8(3))
+	plain := NewDecoder(nil, Config{})
 	f.Fuzz(func(t *testing.T, p []byte, depth, cut uint8) {
 		maxDepth := int(depth)
 		agreeCompact(t, p, maxDepth, maxDepth-int(cut%4))
 		agreeJSON(t, p)
+		compactValid(t, p, maxDepth, int(cut))
+		// Decode's own path to it (plain, then the walk when the nodes
+		// do not fit), at a node limit the input picks: the members
+		// valid JSON, both paths alike.
+		decodeBothCut(t, plain, p, false, "t", fuzzLimitBudget(int(cut), 1<<16))
 	})
+}
+
+// compactValid checks that what checkCompact writes after a member's key
+// is valid JSON, also at NestedNodes nested: the value when it reports
+// true, nothing when false.
+func compactValid(t testing.TB, p []byte, maxDepth, nested int) {
+	t.Helper()
+	const prefix = `{"v":`
+	for _, b := range []budget.Budget{{MaxNodes: 1 << 30, NestedNodes: 1 << 30}, {NestedNodes: nested}} {
+		out, ok := checkCompact([]byte(prefix), p, maxDepth, maxDepth, &b)
+		switch {
+		case ok && !json.Valid(append(out, '}')):
+			t.Fatalf("%q (NestedNodes %d): checkCompact wrote invalid JSON %s", p, b.NestedNodes, out)
+		case !ok && string(out) != prefix:
+			t.Fatalf("%q (NestedNodes %d): checkCompact failed, yet wrote %s", p, b.NestedNodes, out)
+		}
+	}
 }

@@ -353,7 +353,6 @@ func (w *walker) jsonSchemaPayload(js *jsonSchema, p int, validate bool) {
 			w.warnAt(p, "jsonschema: not validated: "+js.why, false)
 		}
 	}
-	w.decoded()
 	w.jsonValue(p, w.in.End, "json")
 }
 

@@ -185,11 +185,8 @@ func (d *Decoder) DecodeBytes(p []byte, key bool, topic string) ([]byte, []*tree
 // framing. Decode's members are members then ,"decoded":value.
 func (d *Decoder) DecodeBytesJSON(p []byte, key bool, topic string) (members, value []byte, ws []codec.Warning) {
 	js, _, at, ws := d.decodeBytes(p, key, topic, nil)
-	switch {
-	case at == 0:
+	if at == 0 { // no value; a limit that cut one took its key out too
 		return js, nil, ws
-	case at == len(js): // a limit stopped the value (its warning says so)
-		return js[:at-len(`,"decoded":`)], nil, ws
 	}
 	return js[:at-len(`,"decoded":`)], js[at:], ws
 }
@@ -287,7 +284,6 @@ func (d *Decoder) decode(dst []byte, in *In) ([]byte, []*tree.Node, int) {
 		switch ok, deep := checkJSON(p, d.cfg.MaxDepth); {
 		case ok:
 			w.member(`"format":"json"`)
-			w.decoded()
 			w.jsonValue(in.Start, in.End, "json")
 		case deep >= 0:
 			w.warnAt(in.Start+deep, jsonTooDeep(d.cfg.MaxDepth), true)
