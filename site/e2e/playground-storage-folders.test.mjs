@@ -74,8 +74,9 @@ test('a log.dirs folder: each partition on its own, the first with segments show
   await page.waitForFunction(() => /^logdir\/orders-0: 10 storage files, 42 records/.test(document.getElementById('st-title').textContent) &&
     !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
   assert.equal(await rows(page), 42);
-  assert.equal(await page.$eval('#st-topic', (s) => s.value), '');
-  assert.match(await page.textContent('#status'), /no problem found/);
+  assert.equal(await page.$eval('#st-topic', (s) => s.value), 'orders', 'an ordinary topic from the folder\'s name too');
+  assert.match(await page.textContent('#st-title'), /topic orders$/);
+  assert.match(await page.textContent('#status'), /no problem found\.$/);
   await page.selectOption('#st-part', { index: 2 });
   await page.waitForFunction(() => /^logdir\/__consumer_offsets-7: /.test(document.getElementById('st-title').textContent) &&
     !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });

@@ -90,7 +90,20 @@ $('folder').addEventListener('change', () => {
   $('folder').value = '';
   openFolder(read);
 });
-$('st-topic').addEventListener('change', () => { if (st.storage) openStorage(st.storage.files, $('st-topic').value, ++st.gen, st.storage.where); });
+// The topic typed (committed: Enter, or the field left) or picked from
+// the internal topics listed: the files are read again as that topic's.
+// topicTyped is the one the user gave last: files given alone (no folder names
+// their topic) are read as its, not as the folder's opened before.
+let topicTyped = '';
+function topicGiven() {
+  const t = $('st-topic');
+  t.value = t.value.trim();
+  topicTyped = t.value;
+  if (st.storage && t.value !== st.storage.topic) openStorage(st.storage.files, t.value, ++st.gen, st.storage.where);
+}
+$('st-topic').addEventListener('change', topicGiven);
+// A pick from the list (Chromium's datalist) is an input, not yet a change.
+$('st-topic').addEventListener('input', (e) => { if (e.inputType === 'insertReplacementText') topicGiven(); });
 $('st-part').addEventListener('change', () => { if (folder) showPartition(+$('st-part').value); });
 $('mode-decode').addEventListener('click', () => { if ($('decode-pane').hidden) newLink(); setMode('decode'); });
 $('mode-encode').addEventListener('click', () => { if (!$('decode-pane').hidden) newLink(); enterEncode(); });
@@ -309,7 +322,7 @@ async function openFiles(fs) {
   // schemas applied first.
   const first = schemas.length && st.payloads;
   if (first) await applied(false);
-  openStorage(stored.map((f) => ({ name: f.name, file: f })), $('st-topic').value, ++st.gen);
+  openStorage(stored.map((f) => ({ name: f.name, file: f })), topicTyped, ++st.gen);
   if (!first) applied();
 }
 // A fragment the page did not write: a link followed, or Back and Forward

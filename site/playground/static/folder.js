@@ -86,12 +86,23 @@ const baseOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 // (through Kafka's schemas for them, not the schemas the user gives).
 export const INTERNAL = ['__consumer_offsets', '__transaction_state', '__share_group_state', '__cluster_metadata', '__remote_log_metadata'];
 
-// topicOf is the topic a partition folder's name gives ("orders-0":
-// orders), as kwire log takes it, when it is an internal topic, whose
-// records are decoded; else '' (the module guesses).
+// topicOf is the topic a partition folder's name gives, as kwire log
+// takes it (storage.PartitionDir): Kafka names a partition's directory
+// <topic>-<partition> ("orders-0": orders), and one being deleted, moved
+// or left stray <topic>-<partition>.<id>-delete (-future, -stray); else ''
+// (the topic is not known: the module guesses among the internal topics,
+// and the user may type it). An ordinary topic's name is its too: the
+// schemas named by it (orders-value.avsc, orders-key.proto) then apply.
 export function topicOf(dir) {
-  const m = /^(.+)-\d+$/.exec(baseOf(dir));
-  return m && INTERNAL.includes(m[1]) ? m[1] : '';
+  let name = baseOf(dir);
+  const dot = name.lastIndexOf('.');
+  if (dot > 0 && /-(delete|future|stray)$/.test(name)) name = name.slice(0, dot);
+  const dash = name.lastIndexOf('-');
+  if (dash <= 0) return '';
+  const p = name.slice(dash + 1);
+  // strconv.ParseInt's: an optional sign, digits, an int32 not below 0.
+  if (!/^[+-]?\d+$/.test(p) || +p < 0 || +p > 2147483647) return '';
+  return name.slice(0, dash);
 }
 
 // partitions groups the files read into the folders that hold them

@@ -95,7 +95,7 @@ let problems = new Map();
 async function again() {
   if (st.storage) {
     const s = st.storage;
-    if (!(await payloadsAgain()) && s === st.storage) await openStorage(s.files, $('st-topic').value, ++st.gen, s.where, s.current);
+    if (!(await payloadsAgain()) && s === st.storage) await openStorage(s.files, s.topic, ++st.gen, s.where, s.current);
   } else if (st.capture && st.capture.current >= 0) await pickExchange(st.capture.current, ++st.gen);
   else if (st.sum || st.picked) redo();
 }
@@ -136,7 +136,10 @@ export function afterListing(recs, topic) {
     const rest = bad.slice(3).reduce((t, [, c]) => ({ key: t.key + c.key, value: t.value + c.value }), { key: 0, value: 0 });
     parts.push(count(rest) + ' not decoded for other reasons');
   }
-  if (plain.key || plain.value) parts.push(count(plain) + ' with no schema to read ' + (plain.key + plain.value === 1 ? 'it' : 'them') + ' (no schema id, and no schema for the topic): shown as stored');
+  // No topic known (a segment given alone): no schema named by one could
+  // apply; the user may type it.
+  if (plain.key || plain.value) parts.push(count(plain) + ' with no schema to read ' + (plain.key + plain.value === 1 ? 'it' : 'them') +
+    (topic ? ' (no schema id, and no schema for the topic)' : " (no schema id, and the records' topic is not known: type it in Topic for the schemas named by it to apply)") + ': shown as stored');
   const n = recs.length;
   afterDecode(shown(' Of the ' + n.toLocaleString('en') + ' record' + (n === 1 ? '' : 's') + ' listed: ' + (parts.length ? parts.join('; ') : 'no key or value to read') + '.'));
 }

@@ -103,7 +103,7 @@ export async function openStorage(files, topic, gen, where = null, keep = -1) {
   // What was shown goes at once: its rows name records of the files read
   // before, which the worker no longer keeps. listed settles once the
   // listing ended (payloadsAgain waits for it).
-  const s = { files, where, result: null, current: -1, drawn: 0, listed: null, again: 0 };
+  const s = { files, topic, where, result: null, current: -1, drawn: 0, listed: null, again: 0 };
   let done;
   s.listed = new Promise((r) => { done = r; });
   try {
@@ -123,6 +123,7 @@ async function list(s, topic, gen, keep) {
   clearViews();
   st.storage = s;
   drawWhere(where);
+  $('st-topic').value = topic || '';
   $('st-title').textContent = what + ', reading…';
   $('st-files').replaceChildren();
   if (keep < 0) $('st-record').replaceChildren();
@@ -155,8 +156,7 @@ async function list(s, topic, gen, keep) {
   if (r.error) { closeStorage(); showError($('input-error'), 'These files could not be read: ' + r.error); return; }
   s.result = r;
   st.storage = s;
-  $('st-topic').value = topic || '';
-  const guess = r.guessed ? ' (guessed from the records: pick another above if it is wrong)' : '';
+  const guess = r.guessed ? ' (guessed from the records: type or pick another above if it is wrong)' : '';
   $('st-title').textContent = what + ', ' + r.recordCount.toLocaleString('en') + ' record' +
     (r.recordCount === 1 ? '' : 's') + (r.topic ? ', topic ' + r.topic + guess : '');
   drawFiles(r.files);
@@ -177,10 +177,14 @@ function drawCount(r) {
     : '';
 }
 
-// readStatus is what the status says once the files are read.
+// readStatus is what the status says once the files are read, and, when
+// the records' topic is not known (no partition folder named it, as a
+// segment given alone: kwire log takes it from the folder's name too),
+// that it is not: the schemas named by a topic apply once it is typed.
 function readStatus(r) {
   const problems = r.files.reduce((n, f) => n + f.problems.length, 0);
-  return problems ? problems + ' problem' + (problems === 1 ? '' : 's') + ' found: see the flagged files.' : 'Read; no problem found.';
+  return (problems ? problems + ' problem' + (problems === 1 ? '' : 's') + ' found: see the flagged files.' : 'Read; no problem found.') +
+    (!r.topic && r.recordCount ? " The records' topic is not known (no partition folder names it, as orders-0 names orders): type it in Topic above for the schemas named by it (orders-value.avsc, orders-key.proto) to apply." : '');
 }
 
 // payloadsAgain reads the keys and values of the records listed again
