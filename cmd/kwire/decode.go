@@ -600,6 +600,7 @@ inputs:
 				prefix = in.name + ": " + prefix
 			}
 			frameErr.Reset()
+			c.newerLine = ""
 			ok := c.decodeFrame(&pe, &dec, fr, in.sized, prefix)
 			if !ok {
 				status = 1
@@ -608,6 +609,9 @@ inputs:
 			if ok || failed <= maxFailuresShown {
 				stderr.Write(frameErr.Bytes())
 			} else {
+				if c.newerLine != "" {
+					stderr.Write([]byte("kwire: " + c.newerLine + "\n"))
+				}
 				if notShown == 0 {
 					firstNotShown = "frame " + strconv.Itoa(i+1)
 					if in.name != "" && len(ins) > 1 {
@@ -694,6 +698,10 @@ type decodeCmd struct {
 	// newer holds the API versions newer than kwire knows that a frame
 	// was decoded at, each said once (newerVersion).
 	newer map[[2]int16]bool
+	// newerLine is the newerVersion line the frame being decoded said
+	// (""): said again to standard error when the frame's own lines are
+	// not shown (past maxFailuresShown), as it is said once a run.
+	newerLine string
 }
 
 // check resolves and cross-checks the flags; an error is a usage error.
@@ -788,7 +796,8 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 			c.newer = map[[2]int16]bool{}
 		}
 		c.newer[[2]int16{f.APIKey, f.Version}] = true
-		fail(e, "%s%s", prefix, newerVersion(f))
+		c.newerLine = prefix + newerVersion(f)
+		fail(e, "%s", c.newerLine)
 	}
 	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
 		e.stderr.Write(diag)

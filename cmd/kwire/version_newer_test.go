@@ -67,3 +67,22 @@ func TestNewerVersionRefusedWithAWayOn(t *testing.T) {
 		require.Equal(t, 0, code, "the command named runs: %s", errOut)
 	}
 }
+
+// TestNewerVersionSaidPastShownFailures: the once-a-run line about a
+// version newer than kwire knows is said even when its frame's own lines
+// are left out, past the first maxFailuresShown failing frames; it was
+// lost there, and never said again.
+func TestNewerVersionSaidPastShownFailures(t *testing.T) {
+	req, errOut, code := runCLI(t, []string{"example", "Metadata", "--version", "13"}, nil)
+	require.Equal(t, 0, code, errOut)
+	hex := strings.SplitN(req, "\n", 2)[0]
+	args := []string{"decode", "--strict"}
+	for i := 0; i < maxFailuresShown; i++ {
+		args = append(args, "00000002ffff") // cut short after its API key
+	}
+	args = append(args, hex[:12]+"0063"+hex[16:]) // v99: fails under --strict
+	_, errOut, code = runCLI(t, args, nil)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "1 more failing frame not shown", errOut)
+	require.Contains(t, errOut, "Metadata v99 is newer than kwire knows: it knows v0-13", errOut)
+}
