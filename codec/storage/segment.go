@@ -391,8 +391,8 @@ func (s *Segment) Next() (*Batch, error) {
 		}
 		return nil, s.resync(start, false, -1, msg)
 	}
-	if least := [...]int64{minMessageV0, minMessageV1, minBatch}[magic]; length < least {
-		return nil, s.resync(start, false, -1, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least, 10)+")")
+	if length < least[magic] {
+		return nil, s.resync(start, false, -1, "length "+strconv.FormatInt(length, 10)+", less than the smallest magic "+strconv.Itoa(int(magic))+" entry ("+strconv.FormatInt(least[magic], 10)+")")
 	}
 	b := &Batch{Position: start, Magic: magic, Searched: searched}
 	if length > int64(s.o.MaxBatch) {
@@ -780,7 +780,7 @@ func (s *Segment) scanFrom(i, limit int, over *passing) (at int64, err error) {
 			continue
 		}
 		length := int64(int32(binary.BigEndian.Uint32(p[8:12])))
-		if length < [...]int64{minMessageV0, minMessageV1, minBatch}[magic] || length > int64(s.o.MaxBatch) {
+		if length < least[magic] || length > int64(s.o.MaxBatch) {
 			continue
 		}
 		// The header first, so that a length is only read ahead for a
