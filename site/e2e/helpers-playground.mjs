@@ -4,7 +4,7 @@
 // Debian's Chromium through playwright-core.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, mkdir, copyFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, copyFile, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { gzip } from 'node:zlib';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -18,9 +18,26 @@ const gzipAsync = promisify(gzip);
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 // build compiles kwire.wasm, capture.wasm and inflate.wasm and assembles the page in a
-// new directory, which it returns with the generated test inputs.
+// new directory, which it returns with the generated test inputs. Under
+// npm test (e2e/run.mjs) every file shares the one build run.mjs made,
+// named by KWIRE_E2E_BUILT, and must not write into it; a file run alone
+// builds its own, which its remove() deletes (session's after does).
 export async function build() {
+  const shared = process.env.KWIRE_E2E_BUILT;
+  if (shared) return { ...(await describe(shared)), shared: true, remove: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), 'kwire-playground-'));
+  try {
+    await buildInto(dir);
+    return { ...(await describe(dir)), shared: false, remove: () => rm(dir, { recursive: true, force: true }) };
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+// buildInto writes the page into dir/playground and the test inputs into
+// dir/inputs.
+export async function buildInto(dir) {
   const site = join(dir, 'playground');
   const inputs = join(dir, 'inputs');
   await mkdir(site, { recursive: true });
@@ -44,6 +61,11 @@ export async function build() {
     const z = await gzipAsync(b);
     if (z.length < b.length) await writeFile(join(site, f + '.gz'), z);
   }));
+}
+
+async function describe(dir) {
+  const site = join(dir, 'playground');
+  const inputs = join(dir, 'inputs');
   const sizes = {};
   for (const f of ['kwire.wasm', 'capture.wasm', 'inflate.wasm']) sizes[f] = (await stat(join(site, f))).size;
   const manifest = JSON.parse(await readFile(join(inputs, 'manifest.json'), 'utf8'));
@@ -194,6 +216,7 @@ export function session({ contextOptions = {}, setup, teardown } = {}) {
     await teardown?.(s);
     await s.browser?.close();
     await s.server?.close();
+    await s.built?.remove();
   });
   return s;
 }

@@ -5,7 +5,8 @@
 // for the report, never asserted; the tests assert order and state.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { session, root } from './helpers-playground.mjs';
 
@@ -56,11 +57,10 @@ test('a large paste shows a decoding state at once, decodes off the main thread,
   await page.selectOption('#api', '1');
   await page.fill('#ver', '12');
   const file = join(pg.built.inputs, 'big-fetch.bin');
-  // The hex is fetched by the page beforehand, so what is timed is the
+  // The hex is handed to the page beforehand, so what is timed is the
   // page's work, not the test's transfer of 2 MB into it.
-  writeFileSync(join(pg.built.site, 'big-fetch.hex'), readFileSync(file).toString('hex'));
-  await page.evaluate(async () => {
-    window.bigHex = await (await fetch('big-fetch.hex')).text();
+  await page.evaluate((hex) => {
+    window.bigHex = hex;
     window.longTasks = [];
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({ type: 'longtask' });
     // decodedAt resolves when the page has drawn a new decode, with the time.
@@ -70,7 +70,7 @@ test('a large paste shows a decoding state at once, decodes off the main thread,
       mo.observe(document.body, { attributes: true, attributeFilter: ['data-decoded'] });
     });
     document.getElementById('file').addEventListener('change', () => { window.fileAt = performance.now(); }, true);
-  });
+  }, readFileSync(file).toString('hex'));
   const times = { paste: [], file: [], longest: 0 };
   // The pasted text's length as the page says it (the frame e2egen writes).
   const chars = (await page.evaluate(() => window.bigHex.length)).toLocaleString('en');
@@ -438,9 +438,10 @@ test('the worker warms up in idle time, to its end, in a slot of its own: encode
 // writes UTF-16LE) decodes as the text it holds, in either byte order;
 // several frame files opened at once show the first and say which were
 // left, as one frame or capture is shown at a time.
-test('a UTF-16 hex file decodes as its text; several files say which were left', { timeout: 180_000 }, async () => {
+test('a UTF-16 hex file decodes as its text; several files say which were left', { timeout: 180_000 }, async (t) => {
   const hex = '00000025001200030000000100096b61666b612d636c69000a6b61666b612d636c6906302e312e3000\r\n';
-  const dir = pg.built.site;
+  const dir = mkdtempSync(join(tmpdir(), 'kwire-utf16-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const le = join(dir, 'frame-utf16le.txt'), be = join(dir, 'frame-utf16be.txt'), plain = join(dir, 'frame.txt');
   writeFileSync(le, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(hex, 'utf16le')]));
   writeFileSync(be, Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(hex, 'utf16le').swap16()]));

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
@@ -136,6 +136,7 @@ const pg = session({
   teardown: async () => {
     await cors?.close();
     await plain?.close();
+    if (schemaDir) await rm(schemaDir, { recursive: true, force: true });
   },
 });
 

@@ -9,7 +9,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createServer, connect } from 'node:net';
@@ -39,13 +40,16 @@ function start(cmd, args, stream) {
   return p;
 }
 
-let built, browser, demo, proxy, proxyAddr, web;
+let built, bin, browser, demo, proxy, proxyAddr, web;
 let saslProxy, saslBroker;
 
 before(async () => {
   mkdirSync(shots, { recursive: true });
   built = await build();
-  const kwire = join(built.dir, 'kwire'), kfakedemo = join(built.dir, 'kfakedemo');
+  // The binaries go beside, not into the playground's build: under npm
+  // test it is shared by every file.
+  bin = mkdtempSync(join(tmpdir(), 'kwire-proxy-e2e-'));
+  const kwire = join(bin, 'kwire'), kfakedemo = join(bin, 'kfakedemo');
   await Promise.all([
     run('go', ['build', '-o', kwire, './cmd/kwire'], { cwd: root, timeout: 300_000 }),
     run('go', ['build', '-o', kfakedemo, './internal/proxy/kfakedemo'], { cwd: root, timeout: 300_000 }),
@@ -68,6 +72,8 @@ after(async () => {
   proxy?.kill('SIGINT');
   demo?.stdin.end();
   demo?.kill();
+  await built?.remove();
+  if (bin) rmSync(bin, { recursive: true, force: true });
 });
 
 test('kwire proxy --web: a client\'s exchanges appear in the table as they happen (time reported); a click shows one', { timeout: 120_000 }, async () => {
@@ -232,7 +238,7 @@ async function loginV0(addr, token) {
 
 test('kwire proxy --web: raw SASL tokens after a SaslHandshake v0 are rows of their own, decoded as SASL messages', { timeout: 120_000 }, async () => {
   saslBroker = await oldSASLBroker();
-  const kwire = join(built.dir, 'kwire');
+  const kwire = join(bin, 'kwire');
   saslProxy = start(kwire, ['proxy', '--upstream', '127.0.0.1:' + saslBroker.address().port, '--listen', '127.0.0.1:0', '--web', '127.0.0.1:0', '--web-dir', built.dir,
     '--format', 'ndjson', '--decode-cpu', '0', '--show-secrets'], 'stderr');
   const [, addr] = await saslProxy.waitFor(/listening on (\S+),/);
