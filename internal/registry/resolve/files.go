@@ -34,8 +34,10 @@ const MaxFile = 4 << 20
 // A file's name says what it is, in whichever folder it is (users keep
 // schemas in a folder per subject or topic: orders/orders-value.avsc).
 // Folders are read MaxFolderDepth levels down, MaxEntries files and
-// folders in all, nearest the top first; hidden ones (.git) and
-// node_modules are not read (Scan). Where two files name one schema (7.avsc
+// folders listed in all (hidden ones too), nearest the top first, a
+// folder no further than the bound (in chunks: one of a million files
+// costs what is listed of it); hidden ones (.git) and node_modules are
+// not read (Scan). Where two files name one schema (7.avsc
 // in two folders), the one nearer the top is it; two as near are an
 // error, as is nothing else: which one the user meant cannot be told.
 //
@@ -175,7 +177,13 @@ func skipFolder(name string) bool {
 	return name == "node_modules"
 }
 
-// scanFS lists fsys breadth first, within the bounds.
+// scanFS lists fsys breadth first, within the bounds. Each folder is
+// listed in chunks (fs.ReadDirFile.ReadDir(n)) and no further once
+// MaxEntries entries were listed in all: a folder of a million files
+// costs the entries listed, not its size (fs.ReadDir reads and sorts a
+// whole folder first). A folder listed whole is taken in name order; one
+// the bound cuts, in name order among the entries the file system
+// listed first, the note saying so.
 func scanFS(fsys fs.FS, at time.Time) *Scan {
 	sc := &Scan{at: at, byName: map[string][]string{}, sharedPaths: map[string][]string{}, sharedNames: map[string]int{}}
 	type folder struct {
@@ -188,21 +196,18 @@ func scanFS(fsys fs.FS, at time.Time) *Scan {
 	for len(queue) > 0 {
 		f := queue[0]
 		queue = queue[1:]
-		es, err := fs.ReadDir(fsys, f.name)
+		es, whole, err := listFolder(fsys, f.name, MaxEntries-entries)
 		if err != nil {
 			sc.Errs = append(sc.Errs, f.name+"/: "+err.Error())
 			continue
 		}
+		entries += len(es)
 		for _, e := range es {
 			n := e.Name()
 			if strings.HasPrefix(n, ".") || e.IsDir() && skipFolder(n) {
 				continue
 			}
 			p := path.Join(f.name, n)
-			if entries++; entries > MaxEntries {
-				sc.Notes = append(sc.Notes, "read the first "+strconv.Itoa(MaxEntries)+" files and folders, nearest the top first; "+p+" and those after it were not read")
-				return sc
-			}
 			if e.IsDir() {
 				if f.depth+1 > MaxFolderDepth {
 					if deep == "" {
@@ -224,11 +229,75 @@ func scanFS(fsys fs.FS, at time.Time) *Scan {
 				}
 			}
 		}
+		if !whole {
+			sc.Notes = append(sc.Notes, "read the first "+strconv.Itoa(MaxEntries)+" files and folders, nearest the top first; "+unread(f.name, len(es), len(queue)))
+			return sc
+		}
 	}
 	if deep != "" {
 		sc.Notes = append(sc.Notes, "folders are read "+strconv.Itoa(MaxFolderDepth)+" levels down; "+deep+"/ and any others deeper were not read")
 	}
 	return sc
+}
+
+// listChunk is how many entries listFolder asks a folder for at a time.
+const listChunk = 256
+
+// listFolder lists the folder name of fsys, at most most entries (hidden
+// ones too: each costs its listing) sorted by name, and whether they are
+// all of its entries. The folder is read in chunks and no further than
+// most+1 entries, so its size does not matter; an fs.FS whose folders
+// cannot be read in chunks (no fs.ReadDirFile) is listed with
+// fs.ReadDir.
+func listFolder(fsys fs.FS, name string, most int) (es []fs.DirEntry, whole bool, err error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	d, ok := f.(fs.ReadDirFile)
+	if !ok {
+		if es, err = fs.ReadDir(fsys, name); err != nil {
+			return nil, false, err
+		}
+	} else {
+		for len(es) <= most {
+			chunk, err := d.ReadDir(min(listChunk, most+1-len(es)))
+			es = append(es, chunk...)
+			if err == io.EOF || err == nil && len(chunk) == 0 {
+				break
+			}
+			if err != nil {
+				return nil, false, err
+			}
+		}
+		slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	}
+	if len(es) > most {
+		return es[:max(most, 0)], false, nil
+	}
+	return es, true, nil
+}
+
+// unread says what the bound left unread: the rest of the folder name,
+// of which read entries were listed, and the folders after it.
+func unread(name string, read, after int) string {
+	what := name + "/"
+	if name == "." {
+		what = "the top folder"
+	}
+	if read == 0 {
+		what += " was not read"
+	} else {
+		what += " was read in part (" + strconv.Itoa(read) + " of its entries, the first in name order of those the file system listed first)"
+	}
+	switch after {
+	case 0:
+		return what
+	case 1:
+		return what + ", nor the 1 folder after it"
+	}
+	return what + ", nor the " + strconv.Itoa(after) + " folders after it"
 }
 
 // schemaType is the schema type a file's extension says ("" for none; a

@@ -3,8 +3,12 @@ package resolve
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -616,5 +620,120 @@ func TestFilesReferencesLookAtSharedFilesOnly(t *testing.T) {
 	}
 	if err := NewFiles("given", fsys).Check("t7-value.avsc"); err == nil || err.Error() != "given: more than 256 shared .avsc files" {
 		t.Fatalf("%v", err)
+	}
+}
+
+// hugeFS is a folder "big" of n files, made up as they are listed (no
+// memory of its own), beside top.avsc; it counts the entries it handed
+// out and refuses to list "big" whole (ReadDir(-1), as fs.ReadDir does).
+type hugeFS struct {
+	n      int
+	handed atomic.Int64
+}
+
+func (h *hugeFS) Open(name string) (fs.File, error) {
+	switch name {
+	case ".":
+		return &hugeDir{h: h, names: []string{"big", "top.avsc"}}, nil
+	case "big":
+		return &hugeDir{h: h, n: h.n}, nil
+	case "top.avsc":
+		return fstest.MapFS{"top.avsc": {Data: []byte(`"int"`)}}.Open(name)
+	}
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+type hugeDir struct {
+	h     *hugeFS
+	names []string // the top folder's
+	n     int      // big's files, f0000000.avsc ...
+	at    int
+}
+
+func (d *hugeDir) Stat() (fs.FileInfo, error) { return hugeInfo{"dir", true}, nil }
+func (d *hugeDir) Read([]byte) (int, error)   { return 0, errors.New("a folder") }
+func (d *hugeDir) Close() error               { return nil }
+
+func (d *hugeDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	total := d.n + len(d.names)
+	if n <= 0 {
+		return nil, errors.New("listed whole: all of a folder of any size read at once")
+	}
+	var es []fs.DirEntry
+	for ; d.at < total && len(es) < n; d.at++ {
+		if d.names != nil {
+			es = append(es, fs.FileInfoToDirEntry(hugeInfo{d.names[d.at], d.names[d.at] == "big"}))
+		} else {
+			// Not in name order, as a file system may list them.
+			es = append(es, fs.FileInfoToDirEntry(hugeInfo{fmt.Sprintf("f%07d.avsc", (d.at*7919)%d.n), false}))
+		}
+	}
+	d.h.handed.Add(int64(len(es)))
+	if len(es) == 0 {
+		return nil, io.EOF
+	}
+	return es, nil
+}
+
+type hugeInfo struct {
+	name string
+	dir  bool
+}
+
+func (i hugeInfo) Name() string { return i.name }
+func (i hugeInfo) Size() int64  { return 5 }
+func (i hugeInfo) Mode() fs.FileMode {
+	if i.dir {
+		return fs.ModeDir | 0o755
+	}
+	return 0o644
+}
+func (i hugeInfo) ModTime() time.Time { return time.Time{} }
+func (i hugeInfo) IsDir() bool        { return i.dir }
+func (i hugeInfo) Sys() any           { return nil }
+
+// TestFilesScanBoundedListing: a folder is listed in chunks and no
+// further than MaxEntries entries in all: one of 5,000,000 files costs
+// the 10,000 listed (fs.ReadDir read and sorted every entry of a folder
+// before the bound was looked at). The entries taken are in name order
+// among those listed, and the note says what was left.
+func TestFilesScanBoundedListing(t *testing.T) {
+	h := &hugeFS{n: 5_000_000}
+	sc := NewFiles("given", h).Scan(true)
+	if len(sc.Errs) != 0 {
+		t.Fatalf("%q", sc.Errs)
+	}
+	if n := h.handed.Load(); n > MaxEntries+listChunk {
+		t.Errorf("%d entries listed, want at most %d", n, MaxEntries+listChunk)
+	}
+	if len(sc.Paths) != MaxEntries-1 || sc.Paths[0] != "top.avsc" || !slices.IsSorted(sc.Paths[1:]) {
+		t.Fatalf("%d paths, first %v", len(sc.Paths), sc.Paths[:min(3, len(sc.Paths))])
+	}
+	want := "read the first 10000 files and folders, nearest the top first; big/ was read in part (9998 of its entries, the first in name order of those the file system listed first)"
+	if len(sc.Notes) != 1 || sc.Notes[0] != want {
+		t.Fatalf("%q\nwant %q", sc.Notes, want)
+	}
+}
+
+// TestFilesScanBoundAtAFolder: the bound spent where a folder ends says
+// which folders after it were not read; empty folders cost nothing.
+func TestFilesScanBoundAtAFolder(t *testing.T) {
+	fsys := fstest.MapFS{"a/1.avsc": {Data: []byte(`"int"`)}, "b/2.avsc": {Data: []byte(`"int"`)}, "c/3.avsc": {Data: []byte(`"int"`)}, "e": {Mode: fs.ModeDir}}
+	for i := range MaxEntries - 5 {
+		fsys[fmt.Sprintf("%05d.txt", i)] = &fstest.MapFile{}
+	}
+	sc := NewFiles("given", fsys).Scan(true)
+	if strings.Join(sc.Paths, " ") != "a/1.avsc" {
+		t.Fatalf("%v", sc.Paths)
+	}
+	if want := "read the first 10000 files and folders, nearest the top first; b/ was not read, nor the 2 folders after it"; len(sc.Notes) != 1 || sc.Notes[0] != want {
+		t.Fatalf("%q", sc.Notes)
+	}
+	// The top's entries and a/1.avsc are the 10,000; e/ is empty.
+	delete(fsys, "c/3.avsc")
+	delete(fsys, "b/2.avsc")
+	fsys["09995.txt"], fsys["09996.txt"] = &fstest.MapFile{}, &fstest.MapFile{}
+	if sc := NewFiles("given", fsys).Scan(true); strings.Join(sc.Paths, " ") != "a/1.avsc" || len(sc.Notes) != 0 {
+		t.Fatalf("%v %q", sc.Paths, sc.Notes)
 	}
 }
