@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -70,19 +72,20 @@ var avroPrimitives = map[avro.Type]avroKind{
 
 // compileAvro parses s into one set of named types with the references
 // it needs, parsed as it meets their names: a parse that stops at a name
-// it does not know (avroUnknown) parses the references that define a
-// type of that name (avroDefines, found by reading each reference's JSON
-// once) and is tried again. So a reference is parsed once, a schema or
-// reference again only after a name it lacked was defined, and a
-// reference no name leads to not at all: trying every pending reference
-// until a pass made no progress cost a parse for each reference in each
-// pass, quadratic in their number (a folder's 255 .avsc files, each
-// naming the type of the one before, took 1.9 s for every Avro schema
-// of the folder). Where several references define a type of one name,
-// the first of them (in walkReferences' order) is the one kept, as
-// before.
+// it does not know (avroUnknown) adds the types of the references that
+// define one of that name (avroDefines, found by reading each
+// reference's JSON once) and is tried again. Each reference is parsed
+// once, with the types of those it needs in turn, into the types it
+// defines (avroRef): a schema or reference is parsed again only after a
+// name it lacked was added, each parse given only the types it asked
+// for, and a reference no name leads to is not parsed at all (trying
+// every pending reference until a pass made no progress cost a parse for
+// each reference in each pass, quadratic in their number; and each parse
+// copied every type parsed before it). Where several references define a
+// type of one name, the first of them (in walkReferences' order) is the
+// one kept. With s.Avro, what the references' parses found is kept for
+// the other schemas of those references (AvroRefs).
 func compileAvro(s *Schema) (*avroType, error) {
-	cache := &avro.SchemaCache{}
 	var refs []Reference
 	seen := map[*Schema]bool{}
 	err := walkReferences(s, func(r Reference) (bool, error) {
@@ -96,78 +99,294 @@ func compileAvro(s *Schema) (*avroType, error) {
 	if err != nil {
 		return nil, err
 	}
-	// definers are, by a type's name (its last part), the references
-	// defining one: read at the first name a parse does not know.
-	var definers map[string][]int
-	define := func(name string) []int {
-		if definers == nil {
-			definers = map[string][]int{}
-			for i, r := range refs {
-				for _, n := range avroDefines(r.Schema.Text) {
-					if l := definers[n]; len(l) == 0 || l[len(l)-1] != i {
-						definers[n] = append(definers[n], i)
-					}
-				}
-			}
-		}
-		return definers[name]
-	}
-	const (
-		unparsed = iota
-		parsing
-		parsed
-		failed
-	)
-	state := make([]uint8, len(refs))
-	errs := make([]error, len(refs))
-	var parse func(text string) (avro.Schema, error)
-	parse = func(text string) (avro.Schema, error) {
-		tried := map[string]bool{}
-		for {
-			sc, err := parseAvro(text, cache)
-			name, ok := avroUnknown(err)
-			if !ok || tried[name] {
-				return sc, err
-			}
-			tried[name] = true
-			more := false
-			// The last definer first, so the first one's types are kept.
-			for _, i := range slices.Backward(define(name)) {
-				if state[i] != unparsed {
-					continue
-				}
-				state[i] = parsing
-				if _, errs[i] = parse(refs[i].Schema.Text); errs[i] != nil {
-					state[i] = failed
-				} else {
-					state[i], more = parsed, true
-				}
-			}
-			if !more {
-				return sc, err
-			}
+	c := &avroResolver{}
+	if u := s.Avro; u != nil {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		if out, ok := u.leftOut(refs); ok {
+			c.u, c.out, c.shared = u, out, true
 		}
 	}
-	sc, err := parse(s.Text)
-	if _, unknown := avroUnknown(err); unknown {
+	if c.u == nil {
+		c.u = &AvroRefs{refs: refs}
+	}
+	c.local = make([]*avroRef, len(c.u.refs))
+	c.parsing = make([]bool, len(c.u.refs))
+	p := c.parse(s.Text)
+	if _, unknown := avroUnknown(p.err); unknown {
 		// A reference that does not parse may be the one meant (its
 		// names unread): said rather than the name it did not define.
-		for i, r := range refs {
-			if state[i] == unparsed {
-				state[i] = parsing
-				_, errs[i] = parseAvro(r.Schema.Text, cache)
+		for k, r := range refs {
+			i := k
+			if c.shared {
+				i = c.u.index[r.Schema]
 			}
-			if errs[i] != nil {
-				if _, unknown := avroUnknown(errs[i]); !unknown {
-					return nil, errors.New("reference " + strconv.Quote(r.Name) + ": " + errs[i].Error())
+			if e := c.resolve(i); e != nil && e.err != nil {
+				if _, unknown := avroUnknown(e.err); !unknown {
+					return nil, errors.New("reference " + strconv.Quote(r.Name) + ": " + e.err.Error())
 				}
 			}
 		}
 	}
-	if err != nil {
-		return nil, err
+	if p.err != nil {
+		return nil, p.err
 	}
-	return compileAvroSchema(sc, map[string]*avroType{}), nil
+	return compileAvroSchema(p.sc, map[string]*avroType{}), nil
+}
+
+// AvroRefs keeps what parsing Avro references found (the types each
+// defines, or why it does not parse), for the schemas that refer to them:
+// each reference is parsed once for all of them, not again for each (a
+// folder of 200 .avsc files, each naming the type of the one before,
+// took 2.6 s to check, every file's schema parsing the chain below it
+// again). A schema uses it (Schema.Avro) when its references are among
+// those it was made for, in their order (a folder's file leaves out
+// itself; a reference's name is the schema's own); what a parse found is kept only when it holds for every such
+// schema: no reference left out was looked at, no reference's parse
+// waited on another's (types that name each other). It keeps the
+// references' parsed types, so bound what it is made for. Its methods
+// may be called from several goroutines (a schema's compiling holds it).
+type AvroRefs struct {
+	mu    sync.Mutex
+	refs  []Reference
+	index map[*Schema]int
+	// definers are, by a type's name (its last part), the references
+	// defining one: read at the first name a parse does not know.
+	definers map[string][]int
+	kept     []*avroRef
+}
+
+// avroParses counts compileAvro's parses (tests).
+var avroParses atomic.Int64
+
+// NewAvroRefs returns an AvroRefs for the references refs and theirs.
+func NewAvroRefs(refs []Reference) *AvroRefs {
+	u := &AvroRefs{index: map[*Schema]int{}}
+	walkReferences(&Schema{References: refs}, func(r Reference) (bool, error) {
+		if _, ok := u.index[r.Schema]; ok {
+			return false, nil
+		}
+		u.index[r.Schema] = len(u.refs)
+		u.refs = append(u.refs, r)
+		return true, nil
+	})
+	u.kept = make([]*avroRef, len(u.refs))
+	return u
+}
+
+// leftOut is which of u's references refs leaves out, when refs are
+// among them and in their order.
+func (u *AvroRefs) leftOut(refs []Reference) (refSet, bool) {
+	out := newRefSet(len(u.refs))
+	next := 0
+	for _, r := range refs {
+		i, ok := u.index[r.Schema]
+		if !ok || i < next {
+			return nil, false
+		}
+		for ; next < i; next++ {
+			out.set(next)
+		}
+		next = i + 1
+	}
+	for ; next < len(u.refs); next++ {
+		out.set(next)
+	}
+	return out, true
+}
+
+// define is the references defining a type of the name (its last part).
+func (u *AvroRefs) define(name string) []int {
+	if u.definers == nil {
+		u.definers = map[string][]int{}
+		for i, r := range u.refs {
+			for _, n := range avroDefines(r.Schema.Text) {
+				if l := u.definers[n]; len(l) == 0 || l[len(l)-1] != i {
+					u.definers[n] = append(u.definers[n], i)
+				}
+			}
+		}
+	}
+	return u.definers[name]
+}
+
+// avroRef is what a reference's parse found.
+type avroRef struct {
+	// names are the types it defines, as hamba's cache holds them (its
+	// names and aliases).
+	names map[string]avro.Schema
+	err   error
+	// touched are the references its parse looked at (those defining a
+	// name it lacked, and theirs); clean, that none of them waited on a
+	// parse under way (names that loop).
+	touched refSet
+	clean   bool
+}
+
+// avroResolver is one schema's compiling: over the references of u, but
+// those out, each reference's parse (local) and those under way.
+type avroResolver struct {
+	u       *AvroRefs
+	out     refSet
+	shared  bool
+	local   []*avroRef
+	parsing []bool
+}
+
+// resolve is reference i's parse, nil while it is under way.
+func (c *avroResolver) resolve(i int) *avroRef {
+	if r := c.local[i]; r != nil {
+		return r
+	}
+	if c.shared {
+		if r := c.u.kept[i]; r != nil && !r.touched.meets(c.out) {
+			c.local[i] = r
+			return r
+		}
+	}
+	if c.parsing[i] {
+		return nil
+	}
+	c.parsing[i] = true
+	p := c.parse(c.u.refs[i].Schema.Text)
+	c.parsing[i] = false
+	r := &avroRef{err: p.err, touched: p.touched, clean: p.clean}
+	if p.err == nil {
+		r.names = map[string]avro.Schema{}
+		avroOwn(p.sc, p.cache, p.given, r.names)
+	}
+	c.local[i] = r
+	if c.shared && r.clean && !r.touched.meets(c.out) {
+		c.u.kept[i] = r
+	}
+	return r
+}
+
+// avroParse is a text's parse: the schema, or why not; the cache it was
+// parsed with and the types given it from references; the references
+// looked at and whether none was under way.
+type avroParse struct {
+	sc      avro.Schema
+	err     error
+	cache   *avro.SchemaCache
+	given   map[string]avro.Schema
+	touched refSet
+	clean   bool
+}
+
+// parse parses text, given the types of the references defining each
+// name it lacks (the last definer's first, so the first one's are
+// kept), tried again while a name lacked added types.
+func (c *avroResolver) parse(text string) avroParse {
+	p := avroParse{cache: &avro.SchemaCache{}, given: map[string]avro.Schema{}, clean: true}
+	if c.shared {
+		p.touched = newRefSet(len(c.u.refs))
+	}
+	added := map[int]bool{}
+	tried := map[string]bool{}
+	for {
+		avroParses.Add(1)
+		p.sc, p.err = parseAvro(text, p.cache)
+		name, ok := avroUnknown(p.err)
+		if !ok || tried[name] {
+			return p
+		}
+		tried[name] = true
+		more := false
+		for _, i := range slices.Backward(c.u.define(name)) {
+			p.touched.set(i)
+			if c.out.has(i) || added[i] {
+				continue
+			}
+			r := c.resolve(i)
+			if r == nil {
+				p.clean = false
+				continue
+			}
+			p.touched.or(r.touched)
+			p.clean = p.clean && r.clean
+			if r.err != nil {
+				continue
+			}
+			added[i], more = true, true
+			for n, t := range r.names {
+				p.cache.Add(n, t)
+				p.given[n] = t
+			}
+		}
+		if !more {
+			return p
+		}
+	}
+}
+
+// avroOwn adds to names the types sc defines itself (not those given it,
+// where it stops), as cache holds them: their full names and aliases.
+func avroOwn(sc avro.Schema, cache *avro.SchemaCache, given map[string]avro.Schema, names map[string]avro.Schema) {
+	if _, ok := sc.(*avro.RefSchema); ok {
+		return // a type defined above it, or given
+	}
+	if ns, ok := sc.(avro.NamedSchema); ok {
+		if _, ok := names[ns.FullName()]; ok {
+			return
+		}
+		if g, ok := given[ns.FullName()]; ok && (g == sc || isRefTo(g, sc)) {
+			return
+		}
+		for _, n := range append([]string{ns.FullName()}, ns.Aliases()...) {
+			if t := cache.Get(n); t != nil {
+				names[n] = t
+			}
+		}
+	}
+	switch s := sc.(type) {
+	case *avro.RecordSchema:
+		for _, f := range s.Fields() {
+			avroOwn(f.Type(), cache, given, names)
+		}
+	case *avro.ArraySchema:
+		avroOwn(s.Items(), cache, given, names)
+	case *avro.MapSchema:
+		avroOwn(s.Values(), cache, given, names)
+	case *avro.UnionSchema:
+		for _, t := range s.Types() {
+			avroOwn(t, cache, given, names)
+		}
+	}
+}
+
+// isRefTo reports whether g is a reference to the type sc.
+func isRefTo(g, sc avro.Schema) bool {
+	r, ok := g.(*avro.RefSchema)
+	return ok && avro.Schema(r.Schema()) == sc
+}
+
+// refSet is a set of references, by index (nil: none, and none kept).
+type refSet []uint64
+
+func newRefSet(n int) refSet { return make(refSet, (n+63)/64) }
+
+func (b refSet) set(i int) {
+	if b != nil {
+		b[i/64] |= 1 << (i % 64)
+	}
+}
+
+func (b refSet) has(i int) bool { return b != nil && b[i/64]&(1<<(i%64)) != 0 }
+
+func (b refSet) or(c refSet) {
+	for i := range min(len(b), len(c)) {
+		b[i] |= c[i]
+	}
+}
+
+func (b refSet) meets(c refSet) bool {
+	for i := range min(len(b), len(c)) {
+		if b[i]&c[i] != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // avroUnknown is the name, its last part, that hamba/avro's parse error
@@ -379,7 +598,7 @@ func (w *walker) avroValue(t *avroType, n *tree.Node, p int) int {
 			return p
 		}
 		if t.kind == aInt && (v < math.MinInt32 || v > math.MaxInt32) {
-			w.fail(p, "avro: int "+strconv.FormatInt(v, 10)+" does not fit 32 bits")
+			w.fail(p, "avro: int "+strconv.FormatInt(v, 10)+" does not fit 32 refSet")
 			return p
 		}
 		n.Kind, n.Int, n.Flags = schema.Int64, v, n.Flags|tree.Varint
@@ -738,7 +957,7 @@ func (w *walker) avroLong(p int) (int64, int) {
 // appendFloat writes f as Avro's JSON does: the shortest decimal that
 // reads back as the same float; NaN and infinities as the strings Java's
 // encoder writes for them.
-func appendFloat(dst []byte, f float64, bits int) []byte {
+func appendFloat(dst []byte, f float64, refSet int) []byte {
 	switch {
 	case math.IsNaN(f):
 		return append(dst, `"NaN"`...)
@@ -747,7 +966,7 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, `"-Infinity"`...)
 	}
-	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+	return strconv.AppendFloat(dst, f, 'g', -1, refSet)
 }
 
 // appendCodePoints writes bytes as Avro's JSON encoding does: a string

@@ -4,7 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
@@ -268,4 +270,141 @@ func TestAvroReferencesChainLinear(t *testing.T) {
 			}
 		}
 	}
+}
+
+// avroChainRefs are n .avsc files, each a record naming the record of
+// the one before (t000.avsc to t<n-1>), but loop's, which names the
+// one after loop+50: those between name each other in a loop.
+func avroChainRefs(n, loop int) []Reference {
+	var refs []Reference
+	for i := range n {
+		typ := `"int"`
+		switch {
+		case i == loop:
+			typ = fmt.Sprintf(`"com.acme.t%03d"`, i+50)
+		case i > 0:
+			typ = fmt.Sprintf(`"com.acme.t%03d"`, i-1)
+		}
+		refs = append(refs, Reference{Name: fmt.Sprintf("t%03d.avsc", i), Schema: &Schema{
+			Text: fmt.Sprintf(`{"type":"record","name":"t%03d","namespace":"com.acme","fields":[{"name":"a","type":%s}]}`, i, typ)}})
+	}
+	return refs
+}
+
+// avroFolder are the schemas of a folder of the files refs: each file's,
+// with the others its references, and schemas naming the types names.
+func avroFolder(refs []Reference, names ...string) []*Schema {
+	var schemas []*Schema
+	for i := range refs {
+		schemas = append(schemas, &Schema{Text: refs[i].Schema.Text, References: append(refs[:i:i], refs[i+1:]...)})
+	}
+	for _, name := range names {
+		schemas = append(schemas, &Schema{Text: `"com.acme.` + name + `"`, References: refs})
+	}
+	return schemas
+}
+
+// avroResult is what compiling s gives: how many records it nests, or
+// its error.
+func avroResult(s *Schema) string {
+	typ, err := compileAvro(s)
+	if err != nil {
+		return err.Error()
+	}
+	depth := 0
+	for x := typ; x.kind == aRecord; x = x.fields[0].t {
+		depth++
+	}
+	return fmt.Sprint(depth, " records")
+}
+
+// TestAvroRefsParsedOnce: the schemas of one set of references (a
+// folder's .avsc files, each a schema whose references are the others)
+// share what parsing each reference found (AvroRefs): 255 files, each
+// naming the type of the one before, cost a few parses each for the
+// whole folder, where each schema parsing the chain below it cost
+// 65,000 parses. A file's own type stays out of its references, and the
+// results are those without AvroRefs, whichever schema came first.
+func TestAvroRefsParsedOnce(t *testing.T) {
+	refs := avroChainRefs(255, -1)
+	schemas := avroFolder(refs, "t254", "Nope")
+	want := map[int]string{0: "1 records", 1: "2 records", 254: "255 records", 255: "255 records", 256: "avro: unknown type: com.acme.Nope"}
+	for i, w := range want {
+		if got := avroResult(schemas[i]); got != w {
+			t.Fatalf("%d without AvroRefs: %s, want %s", i, got, w)
+		}
+	}
+	for _, order := range []string{"up", "down"} {
+		u := NewAvroRefs(refs)
+		before := avroParses.Load()
+		for k := range schemas {
+			i := k
+			if order == "down" {
+				i = len(schemas) - 1 - k
+			}
+			s := *schemas[i]
+			s.Avro = u
+			got := avroResult(&s)
+			if w, ok := want[i]; ok && got != w || !ok && got != fmt.Sprint(i+1, " records") {
+				t.Errorf("%s %d: %s", order, i, got)
+			}
+		}
+		// A parse for each schema and reference, again for each name it
+		// lacked: some 4 a file, not the chain below it each time.
+		if n := avroParses.Load() - before; n > 6*int64(len(schemas)) {
+			t.Errorf("%s: %d parses for %d schemas", order, n, len(schemas))
+		}
+	}
+}
+
+// TestAvroRefsSameResults: with AvroRefs, each schema of a folder
+// compiles as without it, in any order and from several goroutines:
+// with types that name each other in a loop, a schema given references
+// in another order than AvroRefs' (parsed for it alone), and a schema
+// whose references leave some out.
+func TestAvroRefsSameResults(t *testing.T) {
+	refs := avroChainRefs(90, 20)
+	schemas := avroFolder(refs, "t019", "t089", "t040", "Nope")
+	rev := slices.Clone(refs)
+	slices.Reverse(rev)
+	schemas = append(schemas, &Schema{Text: `"com.acme.t019"`, References: rev}, &Schema{Text: `"com.acme.t019"`, References: refs[10:]})
+	want := make([]string, len(schemas))
+	for i, s := range schemas {
+		want[i] = avroResult(s)
+	}
+	for w, r := range map[int]string{0: "1 records", 19: "20 records", 90: "20 records", 20: "avro: unknown type: com.acme.t070",
+		40: "avro: unknown type: com.acme.t039", 89: "avro: unknown type: com.acme.t088", 91: "avro: unknown type: com.acme.t089",
+		93: "avro: unknown type: com.acme.Nope", 94: "20 records", 95: "avro: unknown type: com.acme.t019"} {
+		if want[w] != r {
+			t.Fatalf("%d: %s, want %s", w, want[w], r)
+		}
+	}
+	for _, order := range []string{"up", "down"} {
+		u := NewAvroRefs(refs)
+		for k := range schemas {
+			i := k
+			if order == "down" {
+				i = len(schemas) - 1 - k
+			}
+			s := *schemas[i]
+			s.Avro = u
+			if got := avroResult(&s); got != want[i] {
+				t.Errorf("%s %d: %s, want %s", order, i, got, want[i])
+			}
+		}
+	}
+	u := NewAvroRefs(refs)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := g; k < len(schemas); k += 4 {
+				s := *schemas[k]
+				s.Avro = u
+				if got := avroResult(&s); got != want[k] {
+					t.Errorf("%d: %s, want %s", k, got, want[k])
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -76,6 +76,11 @@ type Schema struct {
 	// name, Avro named types, JSON Schema documents by URL. Each may have
 	// references of its own.
 	References []Reference
+	// Avro, when set, keeps what parsing Avro references found for the
+	// schemas that share them (NewAvroRefs), so each is parsed once for
+	// all of them; without it, or for references it was not made for,
+	// they are parsed for this schema alone, with the same result.
+	Avro *AvroRefs
 }
 
 // Reference is one schema that another imports, under the name the

@@ -737,3 +737,48 @@ func TestFilesScanBoundAtAFolder(t *testing.T) {
 		t.Fatalf("%v %q", sc.Paths, sc.Notes)
 	}
 }
+
+// TestFilesAvroChainLinear: a folder of .avsc files each naming the
+// type of the one before is checked with each file parsed about once,
+// not once for every schema above it in the chain: 200 of them (20 KB)
+// and 50 schemas naming the last took 3.2 s and 1.2 GB allocated to
+// check (every schema parsing the chain below it again, each parse
+// copying every type parsed before it), now 50 MB. The schemas read as
+// before: each with every other file of the folder its reference.
+func TestFilesAvroChainLinear(t *testing.T) {
+	fsys := avroChain(200, 50)
+	f := NewFiles("given", fsys)
+	paths := f.Scan(true).Paths
+	got := hostile.Allocated(func() {
+		for _, p := range paths {
+			if err := f.Check(p); err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+		}
+	})
+	if got > 300<<20 {
+		t.Errorf("%d bytes allocated checking %d files", got, len(paths))
+	}
+	s, err := f.SchemaByID(7)
+	if err != nil || s == nil || len(s.References) != 200 || s.References[0].Name != "types/com.acme.t000.avsc" {
+		t.Fatalf("7: %v %+v", err, s)
+	}
+	if err := payload.Check(s, "7.avsc"); err != nil {
+		t.Fatal(err)
+	}
+	// The file's own type is not among its references.
+	fsys["types/com.acme.t100.avsc"] = &fstest.MapFile{Data: []byte(`{"type":"record","name":"t100","namespace":"com.acme","fields":[{"name":"a","type":"com.acme.t100x"}]}`)}
+	fsys["types/com.acme.t100x.avsc"] = &fstest.MapFile{Data: []byte(`{"type":"record","name":"t100x","namespace":"com.acme","fields":[{"name":"a","type":"com.acme.t100"}]}`)}
+	f = NewFiles("given", fsys)
+	for p, want := range map[string]string{
+		"types/com.acme.t099.avsc":  "",
+		"types/com.acme.t100.avsc":  "the AVRO schema does not parse: avro: unknown type: com.acme.t100x",
+		"types/com.acme.t100x.avsc": "the AVRO schema does not parse: avro: unknown type: com.acme.t100",
+		"types/com.acme.t199.avsc":  "the AVRO schema does not parse: avro: unknown type: com.acme.t198",
+		"7.avsc":                    "the AVRO schema does not parse: avro: unknown type: com.acme.t199",
+	} {
+		if err := f.Check(p); fmt.Sprint(err) != want && !(want == "" && err == nil) {
+			t.Errorf("%s: %v, want %q", p, err, want)
+		}
+	}
+}
