@@ -101,9 +101,11 @@ func compileAvro(s *Schema) (*avroType, error) {
 	}
 	c := &avroResolver{}
 	if u := s.Avro; u != nil {
-		u.mu.Lock()
-		defer u.mu.Unlock()
 		if out, ok := u.leftOut(refs); ok {
+			// Its parsed types are shared, and hamba's parse writes
+			// into those it is given (derefSchema): one schema at a time.
+			u.mu.Lock()
+			defer u.mu.Unlock()
 			c.u, c.out, c.shared = u, out, true
 		}
 	}
@@ -175,7 +177,8 @@ func NewAvroRefs(refs []Reference) *AvroRefs {
 }
 
 // leftOut is which of u's references refs leaves out, when refs are
-// among them and in their order.
+// among them and in their order (u's references are not changed once
+// made: no lock needed).
 func (u *AvroRefs) leftOut(refs []Reference) (refSet, bool) {
 	out := newRefSet(len(u.refs))
 	next := 0

@@ -408,3 +408,124 @@ func TestAvroRefsSameResults(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// avroFuzzFolder makes a folder of up to 12 .avsc files from in: each
+// byte a field of the current file's record t<i> (a zero byte starts the
+// next file), its type by the byte: a primitive, another file's record
+// (a chain, a loop, a name no file defines), an enum E<k> defined inline
+// (in several files: one name, several definers), one used by name, a
+// union of them, or a text that is no schema.
+func avroFuzzFolder(in []byte) []Reference {
+	var files [][]string
+	cur := []string{}
+	for _, b := range in {
+		if b == 0 {
+			files = append(files, cur)
+			if cur = []string{}; len(files) == 12 {
+				break
+			}
+			continue
+		}
+		var typ string
+		switch k := int(b>>4) % 4; b % 8 {
+		case 0:
+			typ = `"int"`
+		case 1, 2:
+			typ = fmt.Sprintf(`"com.acme.t%d"`, int(b>>3)%13)
+		case 3:
+			typ = fmt.Sprintf(`{"type":"enum","name":"E%d","symbols":["s%d"]}`, k, b>>6)
+		case 4:
+			typ = fmt.Sprintf(`"E%d"`, k)
+		case 5:
+			typ = fmt.Sprintf(`["null","com.acme.t%d"]`, int(b>>3)%13)
+		case 6:
+			typ = fmt.Sprintf(`{"type":"record","name":"R%d","fields":[{"name":"x","type":"com.acme.t%d"}]}`, k, int(b>>5)%13)
+		default:
+			typ = `{"type":`
+		}
+		cur = append(cur, fmt.Sprintf(`{"name":"f%d","type":%s}`, len(cur), typ))
+	}
+	if len(files) < 12 {
+		files = append(files, cur)
+	}
+	var refs []Reference
+	for i, fields := range files {
+		refs = append(refs, Reference{Name: fmt.Sprintf("t%d.avsc", i), Schema: &Schema{
+			Text: fmt.Sprintf(`{"type":"record","name":"t%d","namespace":"com.acme","fields":[%s]}`, i, strings.Join(fields, ","))}})
+	}
+	return refs
+}
+
+// FuzzAvroRefs: each schema of a folder of .avsc files naming each
+// other (avroFuzzFolder) compiles with AvroRefs as without it, whichever
+// schema comes first: what AvroRefs keeps of a reference's parse holds
+// for every schema it is given to.
+func FuzzAvroRefs(f *testing.F) {
+	f.Add([]byte{0x01, 0x03, 0, 0x09, 0, 0x11, 0x13, 0, 0x04})
+	f.Add([]byte{0x11, 0, 0x01, 0, 0x0a, 0x13, 0, 0x33, 0x06, 0, 0x24, 0x15})
+	f.Add([]byte{0x0e, 0, 0x16, 0x07, 0, 0x03, 0x13, 0x33, 0, 0x44, 0x14, 0x05})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		refs := avroFuzzFolder(in)
+		var names []string
+		for i := range refs {
+			names = append(names, fmt.Sprintf("t%d", i))
+		}
+		schemas := avroFolder(refs, names...)
+		want := make([]string, len(schemas))
+		for i, s := range schemas {
+			want[i] = avroFuzzResult(s)
+		}
+		for _, step := range []int{1, -1, 5} {
+			u := NewAvroRefs(refs)
+			for k := range schemas {
+				i := k * step
+				if step < 0 {
+					i = len(schemas) - 1 - k
+				} else if step > 1 {
+					i = (k * step) % len(schemas)
+					if len(schemas)%step == 0 {
+						i = k
+					}
+				}
+				s := *schemas[i]
+				s.Avro = u
+				if got := avroFuzzResult(&s); got != want[i] {
+					t.Fatalf("step %d, schema %d (%s): %s\nwant %s", step, i, s.Text, got, want[i])
+				}
+			}
+		}
+	})
+}
+
+// avroFuzzResult is what compiling s gives: its types' labels, or its
+// error.
+func avroFuzzResult(s *Schema) string {
+	typ, err := compileAvro(s)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	seen := map[*avroType]bool{}
+	var walk func(x *avroType)
+	walk = func(x *avroType) {
+		if seen[x] {
+			b.WriteString("^" + x.name)
+			return
+		}
+		seen[x] = true
+		b.WriteString("(" + x.label + strings.Join(x.symbols, "|"))
+		for _, f := range x.fields {
+			b.WriteString(" " + f.name + ":")
+			walk(f.t)
+		}
+		for _, y := range x.types {
+			walk(y)
+		}
+		if x.items != nil {
+			walk(x.items)
+		}
+		b.WriteString(")")
+	}
+	walk(typ)
+	return b.String()
+}
