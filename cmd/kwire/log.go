@@ -692,6 +692,7 @@ type segmentSummary struct {
 	searched                      int64 // entries a resync found (storage.Batch.Searched)
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
+	positions                     *storage.IndexPositions // the .index's for resyncs (Note)
 	indexProblems, timeProblems   int
 	hasIndex, hasTimeIndex, kraft bool
 	snapshotProblems              []string
@@ -786,6 +787,10 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 	if s.damaged > 0 {
 		b = appendInt(b, "damagedRegions", s.damaged)
 		b = appendInt(b, "entriesFoundBySearch", s.searched)
+	}
+	if n := s.positions.Note(); n != "" {
+		b = append(b, `,"indexNotConsulted":`...)
+		b = jsontext.AppendString(b, []byte(n))
 	}
 	if s.tail != nil {
 		b = append(b, `,"tail":`...)
@@ -1002,12 +1007,11 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	}
 	o := storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload}
 	if ss.hasIndex {
-		// The .index read again, on its own: the positions it names
-		// tell a resync where entries start (storage.IndexPositions).
-		if f, err := os.Open(beside(p, named, ".index")); err == nil {
-			closers = append(closers, f)
-			o.Index = storage.NewIndexPositions(storage.NewIndexReader(bufio.NewReaderSize(f, 4<<10), storage.OffsetIndex, base))
-		}
+		// The positions the .index names tell a resync where entries
+		// start (storage.IndexPositions), read by its check: the file
+		// is read once.
+		o.Index = ss.index.Positions()
+		ss.positions = o.Index
 	}
 	if c.format == "tree" && print {
 		// A tree is drawn for people, and each of its nodes costs far

@@ -81,27 +81,84 @@ type SegmentOptions struct {
 }
 
 // IndexPositions reads the positions an .index names for a Segment
-// (SegmentOptions.Index), forward only, one entry held: a resync asks,
-// at rising positions, where the next entry the index names starts.
-// Entries that do not rise, and zero entries, are passed by (an
-// IndexCheck says what is wrong with them).
+// (SegmentOptions.Index): a resync asks where the next entry the index
+// names after a position starts. Made by an IndexCheck (Positions), it
+// reads the check's own entries, so the file is read once: the entries it
+// reads ahead of the check are held for the check, at most
+// MaxIndexAhead of them. Made alone (NewIndexPositions), it reads an
+// index of its own, forward only. Either way the entries it looks at are
+// charged to the resync's budget (indexEntryCost each, what the index
+// holds of them), and its positions end at the first zero entry after
+// entry 0 (preallocated space, or an index out of order): an enormous or
+// hostile .index costs what the segment's damage allows, not its size.
+// Where it could not answer within those limits, the resync goes on as
+// without an index, and Note says so.
 type IndexPositions struct {
 	x          *IndexReader
+	c          *IndexCheck
 	next, last int64
 	held, done bool
+	// limited counts the resyncs that could not consult the index;
+	// limitedAt and limitedWhy are the first's position and why.
+	limited    int
+	limitedAt  int64
+	limitedWhy string
 }
 
-// NewIndexPositions reads the positions of the .index x reads.
+// MaxIndexAhead is the most .index entries an IndexPositions made by an
+// IndexCheck holds for it, read ahead of the check.
+const MaxIndexAhead = 1024
+
+// indexEntryCost is what looking at an .index entry costs a resync's
+// budget: its bytes.
+const indexEntryCost = 8
+
+// NewIndexPositions reads the positions of the .index x reads, an index
+// read for nothing else (an IndexCheck of the same file gives them
+// without reading it again: Positions).
 func NewIndexPositions(x *IndexReader) *IndexPositions { return &IndexPositions{x: x, last: -1} }
+
+// Positions gives the positions of the .index the check reads, for a
+// Segment (SegmentOptions.Index) read with the check: nil when the check
+// is not of an .index.
+func (c *IndexCheck) Positions() *IndexPositions {
+	if c.x.kind != OffsetIndex {
+		return nil
+	}
+	return &IndexPositions{c: c, last: -1}
+}
 
 // After is the first position past pos the index names, false when it
 // names none (or could not be read further). Positions asked for must
-// rise: what is passed is not read again.
+// rise. Nothing is charged: a Segment calls after.
 func (p *IndexPositions) After(pos int64) (int64, bool) {
+	at, st := p.after(pos, func(int64) bool { return true })
+	return at, st == indexFound
+}
+
+// The answers of after.
+const (
+	indexNone    = iota // the index names no position past pos
+	indexFound          // the position
+	indexLimited        // reading the index further would pass the resync's budget
+	indexAhead          // an IndexCheck's entries held ahead of it would pass MaxIndexAhead
+)
+
+// after is the first position past pos the index names (indexFound),
+// each entry looked at paid for with spend, which says false when the
+// budget cannot pay: indexLimited then, as when a check's entries to
+// hold ahead of it would pass MaxIndexAhead (indexAhead).
+func (p *IndexPositions) after(pos int64, spend func(int64) bool) (int64, int) {
+	if p.c != nil {
+		return p.c.positionAfter(pos, spend)
+	}
 	for !p.done {
 		if !p.held {
+			if !spend(indexEntryCost) {
+				return 0, indexLimited
+			}
 			e, err := p.x.Next()
-			if err != nil {
+			if err != nil || e.Zero && e.N > 0 {
 				p.done = true
 				break
 			}
@@ -111,11 +168,36 @@ func (p *IndexPositions) After(pos int64) (int64, bool) {
 			p.next, p.held = int64(e.Position), true
 		}
 		if p.next > pos {
-			return p.next, true
+			return p.next, indexFound
 		}
 		p.last, p.held = p.next, false
 	}
-	return 0, false
+	return 0, indexNone
+}
+
+// limit notes that the resync of the entry at pos could not consult the
+// index, and why, and returns what a damage message says of it.
+func (p *IndexPositions) limit(pos int64, why string) string {
+	if p.limited == 0 {
+		p.limitedAt, p.limitedWhy = pos, why
+	}
+	p.limited++
+	return "; the .index was not consulted (" + why + "), so the entry was judged as without one"
+}
+
+// Note says when resyncs could not consult the index (the entries to read
+// would pass the work allowed, or MaxIndexAhead), and went on as without
+// one: "" when none.
+func (p *IndexPositions) Note() string {
+	if p == nil || p.limited == 0 {
+		return ""
+	}
+	what, judged := "the damaged entry", "it was"
+	if p.limited > 1 {
+		what, judged = strconv.Itoa(p.limited)+" damaged entries, the first", "they were"
+	}
+	return "the .index was not consulted for " + what + " at " + strconv.FormatInt(p.limitedAt, 10) + ": " + p.limitedWhy +
+		"; " + judged + " judged as without an index"
 }
 
 // Batch is one entry of a segment: a record batch (magic 2) or a legacy
@@ -266,6 +348,11 @@ type Segment struct {
 	// resyncCRC counts the CRC bytes resyncs computed, looked the
 	// positions a scan judged one at a time.
 	resyncCRC, looked int64
+	// indexRead is what looking at .index entries cost resyncs;
+	// indexMiss what the last stored says of an index it could not
+	// consult ("" when none).
+	indexRead int64
+	indexMiss string
 	// unchecked counts the candidates the search under way passed over
 	// unchecked, their key or CRC costing more than the budget held then;
 	// uncheckedAt and uncheckedWork are the first's position and what it
@@ -421,7 +508,7 @@ func (s *Segment) Next() (*Batch, error) {
 					stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
 					s.giveBack(int(at - start))
 					return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
-						" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")"+s.suspect(start))
+						" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")"+s.suspect(start)+s.indexMiss)
 				}
 			}
 		}
@@ -505,12 +592,27 @@ func fills(magic int8, p []byte) bool {
 func (s *Segment) stored(start, at int64, size int) (bool, error) {
 	end := start + int64(size)
 	indexed := false
+	s.indexMiss = ""
 	if s.o.Index != nil {
-		if q, ok := s.o.Index.After(start); ok && q <= end {
+		spend := func(n int64) bool {
+			if n > s.budget {
+				return false
+			}
+			s.budget -= n
+			s.indexRead += n
+			return true
+		}
+		switch q, st := s.o.Index.after(start, spend); st {
+		case indexFound:
 			if q < end {
 				return false, nil // by the index, an entry starts inside it
 			}
-			indexed = true // by the index, the next entry starts where it ends
+			indexed = q == end // by the index, the next entry starts where it ends
+		case indexLimited:
+			s.indexMiss = s.o.Index.limit(start, "reading its entries would pass the work a resync is allowed ("+strconv.Itoa(s.o.MaxBatch)+" bytes and "+
+				strconv.Itoa(resyncCRCPerByte)+" per byte scanned, an entry costing "+strconv.Itoa(indexEntryCost)+")")
+		case indexAhead:
+			s.indexMiss = s.o.Index.limit(start, "more than "+strconv.Itoa(MaxIndexAhead)+" of its entries would be held ahead of its check")
 		}
 	}
 	p, last := at, s.goodLast
