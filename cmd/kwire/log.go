@@ -1238,8 +1238,15 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(te.Msg))
 	// Zeros are not carried: kwire encode writes size of them.
-	if te.Size <= maxTailBytes && !c.streaming && !te.Zero {
-		if tail, err := readAt(file, te.Position, te.Size); err == nil {
+	// A torn tail too large to carry whole carries its bytes up to the
+	// zeros that end it (a batch cut short in preallocated space):
+	// kwire encode writes the zeros after them from its size.
+	carried := te.Size
+	if te.Size > maxTailBytes && te.Torn && te.ZeroFrom-te.Position <= maxTailBytes {
+		carried = te.ZeroFrom - te.Position
+	}
+	if carried <= maxTailBytes && !c.streaming && !te.Zero {
+		if tail, err := readAt(file, te.Position, carried); err == nil {
 			b = append(b, `,"bytes":"`...)
 			b = base64.StdEncoding.AppendEncode(b, tail)
 			b = append(b, '"')

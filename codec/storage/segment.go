@@ -264,6 +264,15 @@ func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(
 // follow a length with it: what is left is damage, or preallocated space
 // a stray length lies in), is a corrupt tail, not a torn one. ZeroFrom
 // says where the zeros that end the input start, in every case.
+//
+// In a segment preallocated with zeros (file.preallocate) a partial write
+// does not end the file: what was written of the last entry is followed
+// by the zeros it was to overwrite, to the end. So an entry whose CRC
+// fails, whose header is plausible and written (bytes other than zeros
+// after it), whose last 12 bytes or more are zeros, and after which every
+// byte to the end of the input is a zero (one at least), is a torn tail
+// too, not an entry with a wrong CRC and a tail of zeros after it:
+// ZeroFrom is where what was written of it ends.
 type TailError struct {
 	Position int64  // where the tail starts
 	Size     int64  // its bytes, up to the end of the input
@@ -337,6 +346,11 @@ type Segment struct {
 	// what back holds besides.
 	back   []byte
 	backAt int
+	// owed is a count of zeros read before back (tornInZeros read them
+	// ahead, found they do not reach the end, and gave them back), and
+	// zbuf the memory it read them into.
+	owed int64
+	zbuf []byte
 	// goodLast is the last offset of the last entry whose CRC held: a
 	// resync takes no entry below it.
 	goodLast int64
@@ -403,6 +417,12 @@ const resyncCRCPerByte = 8
 type src struct{ s *Segment }
 
 func (r src) Read(p []byte) (int, error) {
+	if r.s.owed > 0 {
+		n := int(min(int64(len(p)), r.s.owed))
+		clear(p[:n])
+		r.s.owed -= int64(n)
+		return n, nil
+	}
 	if r.s.backAt < len(r.s.back) {
 		n := copy(p, r.s.back[r.s.backAt:])
 		r.s.backAt += n
@@ -417,17 +437,34 @@ func (s *Segment) giveBack(from int) {
 	if len(rest) == 0 {
 		return
 	}
-	if len(rest) <= s.backAt {
-		s.backAt -= len(rest)
-		copy(s.back[s.backAt:], rest)
-	} else {
-		left := s.back[s.backAt:]
-		back := make([]byte, len(rest)+len(left))
-		copy(back[copy(back, rest):], left)
-		s.back, s.backAt = back, 0
+	switch {
+	case s.owed > 0 && allZero(rest):
+		// Read from the zeros owed: owed again.
+		s.owed += int64(len(rest))
+	case s.owed > 0:
+		// Not read from them (no caller does this): they go behind.
+		owed := s.owed
+		s.owed = 0
+		s.unread(make([]byte, owed))
+		s.unread(rest)
+	default:
+		s.unread(rest)
 	}
 	s.pos -= int64(len(rest))
 	s.buf = s.buf[:from]
+}
+
+// unread puts p in front of what is read next, after the zeros owed.
+func (s *Segment) unread(p []byte) {
+	if len(p) <= s.backAt {
+		s.backAt -= len(p)
+		copy(s.back[s.backAt:], p)
+	} else {
+		left := s.back[s.backAt:]
+		back := make([]byte, len(p)+len(left))
+		copy(back[copy(back, p):], left)
+		s.back, s.backAt = back, 0
+	}
 }
 
 // Position is how far the segment has been read.
@@ -513,6 +550,9 @@ func (s *Segment) Next() (*Batch, error) {
 			}
 		}
 		s.giveBack(size)
+		if err := s.tornInZeros(start, size); err != nil {
+			return nil, err
+		}
 	}
 	b.Bytes = s.buf
 	s.describe(b)
@@ -522,6 +562,60 @@ func (s *Segment) Next() (*Batch, error) {
 	}
 	s.batches++
 	return b, nil
+}
+
+// tornInZeros is the *TailError of the entry s.buf holds (size bytes from
+// start, its CRC wrong) when it is a write cut short in a segment
+// preallocated with zeros: its header is plausible (after the last entry
+// whose CRC held) and written (bytes other than zeros follow it), its
+// last bytes, at least entryHead of them (fewer are the ordinary end of a
+// record: no headers, a 0), are zeros, and so is every byte after it to
+// the end of the input, one at least (the space preallocated). The zeros after it are read ahead to
+// find that out, and when they do not reach the end they are owed back
+// (counted, not held: a preallocated segment's are a gigabyte), the byte
+// after them given back; nil then. Reading them ahead costs what reading
+// on would.
+func (s *Segment) tornInZeros(start int64, size int) error {
+	j := lastNonZero(s.buf[:size])
+	magic := int8(s.buf[magicAt])
+	head := candidateHead[magic]
+	if j < head || size-1-j < entryHead || !plausibleHeader(magic, s.buf[:head], int64(size-entryHead), s.goodLast) {
+		return nil
+	}
+	if s.zbuf == nil {
+		s.zbuf = make([]byte, zeroChunk)
+	}
+	var zeros int64
+	for chunk := 64; ; chunk = min(2*chunk, len(s.zbuf)) {
+		p := s.zbuf[:chunk]
+		n, err := io.ReadFull(src{s}, p)
+		k := zeroPrefix(p[:n])
+		zeros += int64(k)
+		if k < n {
+			s.unread(p[k:n])
+			s.owed += zeros
+			return nil
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				return err
+			}
+			break
+		}
+	}
+	if zeros == 0 {
+		return nil // no preallocated space after it
+	}
+	length := int64(size - entryHead)
+	stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
+	s.pos += zeros
+	s.done = true
+	te := &TailError{Position: start, Size: int64(size) + zeros, Torn: true, Batches: s.batches, ZeroFrom: start + int64(j) + 1}
+	te.Msg = "the " + [...]string{"message", "message", "batch"}[magic] + " declares " + strconv.FormatInt(length, 10) +
+		" bytes after its length and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(computed) + "); its last " +
+		strconv.Itoa(size-1-j) + " bytes are zeros, and so are the " + strconv.FormatInt(zeros, 10) + " after it, to the end of the input: a write cut short, the rest of the entry never written over space preallocated with zeros" +
+		"; bytes " + strconv.FormatInt(te.ZeroFrom, 10) + "-" + strconv.FormatInt(s.pos-1, 10) + " (" + strconv.FormatInt(s.pos-te.ZeroFrom, 10) + " bytes) are zeros to the end"
+	return te
 }
 
 // found notes where an entry a search found (b.Searched) ends, and the
