@@ -1101,7 +1101,12 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 //     MaxBatch of that batch, is whole there and its CRC matches (a long
 //     entry that holds a batch's bytes), the entry's length is corrupt,
 //     and the bytes up to that batch are a damaged region (DamageError),
-//     read on from the batch;
+//     read on from the batch; but when the entry is whole within MaxBatch
+//     of it, its CRC wrong, and its length leads to an entry whose header
+//     is plausible, whose CRC holds and whose offsets are below that
+//     batch's (leadsOn), the batch is stored in its bytes (its offsets
+//     later than what follows it) and the entry, its length right, is the
+//     damaged region, read on where it ends;
 //   - none does, and the input ends inside it: a torn tail (the broker
 //     stopped while writing it);
 //   - none does, and its CRC does not match the bytes it spans: a
@@ -1136,6 +1141,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	if b.Magic == 2 && plausibleHeader(b.Magic, s.head[:candidateHead[b.Magic]], length, floor) {
 		s.goodLast = max(floor, headerLast(b.Magic, s.head))
 	}
+	own := s.goodLast // the floor of the entries after it
 	at, err := s.scanFrom(1, -1, over)
 	s.goodLast = floor
 	if err != nil {
@@ -1157,6 +1163,18 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 				why = ", and the input ends " + strconv.FormatInt(held-start-entryHead, 10) + " bytes after its length: a corrupt length"
 			} else if over.feed(s, over.end); over.h.sum == stored {
 				return s.skipped(b, over.end)
+			} else if next, ok, err := s.leadsOn(over.end, own); err != nil {
+				return nil, err
+			} else if ok {
+				// Damaged, its length right: the batch inside it is
+				// stored in its bytes.
+				inner := int64(binary.BigEndian.Uint64(s.buf))
+				s.giveBack(int(over.end - s.bufAt))
+				err := s.damage(start, over.end, "at "+strconv.FormatInt(start, 10)+", "+long+crcWrong()+" but its length leads to an entry whose CRC holds (at "+
+					strconv.FormatInt(over.end, 10)+", up to offset "+strconv.FormatInt(next, 10)+"), below the offsets of the batch whose CRC holds inside it (at "+
+					strconv.FormatInt(at, 10)+", from offset "+strconv.FormatInt(inner, 10)+"): that batch is stored in its bytes, and the entry is damaged, its length right"+note+s.uncheckedNote())
+				s.resumed = false // reached by a length, not a search
+				return nil, err
 			} else {
 				why = crcWrong()
 			}
@@ -1182,6 +1200,56 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+s.uncheckedNote())
 	}
 	return nil, s.tail(start, false, length, msg+s.uncheckedNote())
+}
+
+// leadsOn says whether an entry longer than MaxBatch, its CRC wrong, a
+// batch whose CRC holds found inside it (s.buf holds the bytes from that
+// batch, at s.bufAt, to end, where the entry's length says it ends), is
+// damaged with its length right rather than cut short by a corrupt
+// length: at end an entry starts whose header is plausible after own
+// (the last good offset, or the entry's own last when its header is a
+// plausible batch's), whose CRC holds, and whose last offset (next) is
+// below the inner batch's base offset. Taking the inner batch for the
+// entry after a corrupt length would then make the log's offsets go back
+// at the entry its length leads to; the inner batch's offsets being
+// later than what follows, it is stored in the entry's bytes (a record's
+// value).
+// Reading that entry is charged to the resync's budget; what was read
+// past end is left in s.buf, for the caller to give back.
+func (s *Segment) leadsOn(end, own int64) (next int64, ok bool, err error) {
+	i := int(end - s.bufAt)
+	if !s.spend(entryHead+minBatch, i, "reading the entry its length leads to") {
+		return 0, false, nil
+	}
+	if ok, err := s.has(i + entryHead + 5); !ok {
+		return 0, false, err
+	}
+	p := s.buf[i:]
+	m := int8(p[magicAt])
+	l := int64(int32(binary.BigEndian.Uint32(p[8:])))
+	if m < 0 || m > 2 || l < least[m] || l > int64(s.o.MaxBatch) {
+		return 0, false, nil
+	}
+	if ok, err := s.has(i + candidateHead[m]); !ok {
+		return 0, false, err
+	}
+	if !plausibleHeader(m, s.buf[i:i+candidateHead[m]], l, own) {
+		return 0, false, nil
+	}
+	next = headerLast(m, s.buf[i:])
+	if next >= int64(binary.BigEndian.Uint64(s.buf)) {
+		return 0, false, nil // its offsets do not come before the inner batch's
+	}
+	cost := entryHead + l - int64(crcFrom(m))
+	if !s.spend(cost, i, "its CRC") {
+		return 0, false, nil
+	}
+	if ok, err := s.has(i + entryHead + int(l)); !ok {
+		return 0, false, err
+	}
+	q := s.buf[i : i+entryHead+int(l)]
+	s.resyncCRC += cost
+	return next, entryCRC(m, q[crcFrom(m):], 0) == storedCRC(m, q), nil
 }
 
 // skipped gives the entry b, passed over to end and its CRC found to
