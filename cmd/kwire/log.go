@@ -692,6 +692,7 @@ type segmentSummary struct {
 	searched                      int64 // entries a resync found (storage.Batch.Searched)
 	skipped                       int
 	index, timeindex              *storage.IndexCheck
+	positions                     *storage.IndexPositions // the .index's for resyncs (Note)
 	indexProblems, timeProblems   int
 	hasIndex, hasTimeIndex, kraft bool
 	snapshotProblems              []string
@@ -786,6 +787,10 @@ func (s *segmentSummary) appendMembers(b []byte) []byte {
 	if s.damaged > 0 {
 		b = appendInt(b, "damagedRegions", s.damaged)
 		b = appendInt(b, "entriesFoundBySearch", s.searched)
+	}
+	if n := s.positions.Note(); n != "" {
+		b = append(b, `,"indexNotConsulted":`...)
+		b = jsontext.AppendString(b, []byte(n))
 	}
 	if s.tail != nil {
 		b = append(b, `,"tail":`...)
@@ -1002,12 +1007,11 @@ func (c *logCmd) readSegmentFrom(r io.Reader, p string, named storage.Named, top
 	}
 	o := storage.SegmentOptions{Topic: topic, Kafka: c.kafka, MaxBatch: c.maxBatch, Payload: c.payload}
 	if ss.hasIndex {
-		// The .index read again, on its own: the positions it names
-		// tell a resync where entries start (storage.IndexPositions).
-		if f, err := os.Open(beside(p, named, ".index")); err == nil {
-			closers = append(closers, f)
-			o.Index = storage.NewIndexPositions(storage.NewIndexReader(bufio.NewReaderSize(f, 4<<10), storage.OffsetIndex, base))
-		}
+		// The positions the .index names tell a resync where entries
+		// start (storage.IndexPositions), read by its check: the file
+		// is read once.
+		o.Index = ss.index.Positions()
+		ss.positions = o.Index
 	}
 	if c.format == "tree" && print {
 		// A tree is drawn for people, and each of its nodes costs far
@@ -1234,8 +1238,15 @@ func (c *logCmd) tailJSON(file string, te *storage.TailError) []byte {
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, []byte(te.Msg))
 	// Zeros are not carried: kwire encode writes size of them.
-	if te.Size <= maxTailBytes && !c.streaming && !te.Zero {
-		if tail, err := readAt(file, te.Position, te.Size); err == nil {
+	// A torn tail too large to carry whole carries its bytes up to the
+	// zeros that end it (a batch cut short in preallocated space):
+	// kwire encode writes the zeros after them from its size.
+	carried := te.Size
+	if te.Size > maxTailBytes && te.Torn && te.ZeroFrom-te.Position <= maxTailBytes {
+		carried = te.ZeroFrom - te.Position
+	}
+	if carried <= maxTailBytes && !c.streaming && !te.Zero {
+		if tail, err := readAt(file, te.Position, carried); err == nil {
 			b = append(b, `,"bytes":"`...)
 			b = base64.StdEncoding.AppendEncode(b, tail)
 			b = append(b, '"')

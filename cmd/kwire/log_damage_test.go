@@ -142,3 +142,44 @@ func TestLogIndexNamesWhereEntriesStart(t *testing.T) {
 	}
 	require.Equal(t, []int{at[0], at[1], at[3], at[4]}, positions, out)
 }
+
+// TestLogTornBatchInPreallocatedSpace: a preallocated segment whose last
+// batch a crash cut short (what was written of it, then zeros to the end
+// of the file) is one torn tail at that batch, saying where its zeros
+// start, not a batch whose CRC fails and a tail of zeros; a problem
+// (--strict exits 1), and kwire encode still gives the file back: the tail, too large to
+// carry whole, carries its bytes up to the zeros.
+func TestLogTornBatchInPreallocatedSpace(t *testing.T) {
+	var batches [][]byte
+	for i := 0; i < 3; i++ {
+		batches = append(batches, storagedata.Batch([]storagedata.Record{{Key: []byte("key"), Value: []byte("a value long enough to cut")}},
+			storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1}))
+	}
+	log, _, _ := storagedata.Segment(0, 0, batches, 1<<20)
+	last := len(log) - len(batches[2])
+	cut := last + 75
+	for log[cut-1] == 0 {
+		cut--
+	}
+	file := append(append([]byte(nil), log[:cut]...), make([]byte, 2<<20)...)
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(p, file, 0o644))
+	_, _, code := runCLI(t, []string{"log", "--strict", p}, nil)
+	require.Equal(t, 1, code)
+	out, _, code := runCLI(t, []string{"log", p}, nil)
+	require.Equal(t, 0, code, out)
+	ls := logLines(t, out)
+	require.Len(t, ofKind(ls, "batch"), 2)
+	tails := ofKind(ls, "tail")
+	require.Len(t, tails, 1)
+	require.Equal(t, true, tails[0]["torn"])
+	require.EqualValues(t, last, tails[0]["position"])
+	require.EqualValues(t, cut, tails[0]["zeroFrom"])
+	require.EqualValues(t, len(file)-last, tails[0]["size"])
+	require.Contains(t, tails[0]["message"], "a write cut short")
+	sum := ofKind(ls, "segment-summary")[0]
+	require.EqualValues(t, 0, sum["crcErrors"])
+	back, stderr, code := runCLI(t, []string{"encode", "--as", "binary", "-"}, []byte(out))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, string(file), back, "kwire encode gives the file back")
+}

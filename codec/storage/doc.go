@@ -17,8 +17,10 @@
 //     its size and how many entries came before (torn only when a
 //     partial write can leave it: a length a segment holds, and more
 //     than zeros after it; ZeroFrom says where the zeros that end it
-//     start); zeros to the end (preallocated space) are one with Zero
-//     set. Damage in the middle is a DamageError, read past; what the
+//     start; in a segment preallocated with zeros, a last entry whose CRC
+//     fails, its header written and its last bytes zeros, as is all after
+//     it, is torn too: the write stopped inside it); zeros to the end
+//     (preallocated space) are one with Zero set. Damage in the middle is a DamageError, read past; what the
 //     log implies (a damaged entry's length its records, the entry after
 //     it or the .index confirm: SegmentOptions.Index) is preferred to a
 //     batch a search finds inside its bytes, and an entry a search found

@@ -55,6 +55,15 @@ func FuzzSegment(f *testing.F) {
 		}
 		return nil
 	})
+	// A batch whose last bytes are zeros, zeros, then a batch (the zeros
+	// read ahead for a torn write are owed back), and the same cut short
+	// in preallocated space.
+	log, _, _ := testSegment(0, 2)
+	at := starts(log)
+	zeroed := append([]byte(nil), log...)
+	clear(zeroed[at[1]-20 : at[1]])
+	f.Add(append(append(append([]byte(nil), zeroed[:at[1]]...), make([]byte, 300)...), log[at[1]:]...))
+	f.Add(append(append([]byte(nil), zeroed[:at[1]]...), make([]byte, 300)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, topic := range []string{"__consumer_offsets", "orders", "__cluster_metadata"} {
 			var got uint64
@@ -102,7 +111,8 @@ func FuzzSegment(f *testing.F) {
 }
 
 // FuzzIndexCheck checks any bytes as an .index and a .timeindex against a
-// segment of the fuzzer's making: entries reported in order, once each.
+// segment of the fuzzer's making, read past its damage with the .index's
+// positions: entries reported in order, once each.
 func FuzzIndexCheck(f *testing.F) {
 	log, index, timeindex := testSegment(0, 6)
 	f.Add(index, log)
@@ -115,6 +125,12 @@ func FuzzIndexCheck(f *testing.F) {
 	pastT := append([]byte(nil), timeindex...)
 	binary.BigEndian.PutUint32(pastT[8:], 99999)
 	f.Add(pastT, log)
+	// A damaged batch holding a batch, the batch after it damaged too: a
+	// resync asks the .index where the next entry starts.
+	mlog, at, _ := mirrored(6, 2, 1000)
+	binary.BigEndian.PutUint32(mlog[at[2]+57:], 4)
+	mlog[at[3]+16] = 9
+	f.Add(offsetIndex(2, at[1], 8, at[2], 11, at[3], 14, at[4]), mlog)
 	f.Fuzz(func(t *testing.T, idx, log []byte) {
 		for _, kind := range []IndexKind{OffsetIndex, TimeIndex} {
 			c := NewIndexCheck(NewIndexReader(bytes.NewReader(idx), kind, 0))
@@ -125,11 +141,19 @@ func FuzzIndexCheck(f *testing.F) {
 				}
 				next++
 			}
-			s := NewSegment(bytes.NewReader(log), SegmentOptions{MaxBatch: 1 << 20})
+			// The segment's resyncs ask the check for the positions the
+			// .index names (Positions): the entries they read ahead are
+			// reported all the same, in order, once.
+			s := NewSegment(bytes.NewReader(log), SegmentOptions{MaxBatch: 1 << 20, Index: c.Positions()})
 			var end, last int64 = 0, -1
 			var stop error
 			for {
 				b, err := s.Next()
+				var de *DamageError
+				if errors.As(err, &de) {
+					c.Damage(de)
+					continue
+				}
 				if err != nil {
 					stop = err
 					break

@@ -298,6 +298,10 @@ type IndexCheck struct {
 	pushedErr error
 	// gap is set after a damaged region (Damage) until the next batch.
 	gap bool
+	// queued are entries Positions read ahead of the check (after the
+	// pushed one), read before x; queuedErr what x returned after them.
+	queued    []IndexEntry
+	queuedErr error
 }
 
 // NewIndexCheck checks the index x reads against its segment.
@@ -335,8 +339,12 @@ func (c *IndexCheck) peek() *IndexEntry {
 				c.zeroAt = e.N
 			}
 			// The zero entries after it are counted in bulk: a
-			// preallocated index is mostly them.
-			k := c.x.SkipZeros()
+			// preallocated index is mostly them (one by one while
+			// entries read ahead for Positions come first).
+			k := 0
+			if len(c.queued) == 0 && c.queuedErr == nil {
+				k = c.x.SkipZeros()
+			}
 			c.zeros += 1 + k
 			c.Entries += k
 			continue
@@ -362,7 +370,85 @@ func (c *IndexCheck) read() (IndexEntry, error) {
 		c.pushed = false
 		return c.pushedE, c.pushedErr
 	}
+	return c.readNext()
+}
+
+// readNext reads the entry after those read and given back: the first of
+// those Positions read ahead, or the index's next.
+func (c *IndexCheck) readNext() (IndexEntry, error) {
+	if len(c.queued) > 0 {
+		e := c.queued[0]
+		c.queued = c.queued[1:]
+		if len(c.queued) == 0 {
+			c.queued = c.queued[:0:0]
+		}
+		return e, nil
+	}
+	if c.queuedErr != nil {
+		return IndexEntry{}, c.queuedErr
+	}
 	return c.x.Next()
+}
+
+// positionAfter is IndexPositions.after for the check's own entries: the
+// first position past pos among those it has read and not yet decided,
+// then those read ahead for it (queued), reading on as needed. The
+// entries it looks at are charged, one by one, to spend; its positions
+// end at a zero entry after entry 0.
+func (c *IndexCheck) positionAfter(pos int64, spend func(int64) bool) (int64, int) {
+	look := func(e *IndexEntry) (int64, int, bool) {
+		if !spend(indexEntryCost) {
+			return 0, indexLimited, true
+		}
+		switch {
+		case e.Zero && e.N > 0:
+			return 0, indexNone, true
+		case !e.Zero && int64(e.Position) > pos:
+			return int64(e.Position), indexFound, true
+		}
+		return 0, 0, false
+	}
+	if c.next != nil {
+		if at, st, ok := look(c.next); ok {
+			return at, st
+		}
+	}
+	if c.holding {
+		if at, st, ok := look(&c.held); ok {
+			return at, st
+		}
+	}
+	if c.zeros > 0 && !(c.zeros == 1 && c.zeroAt == 0) {
+		return 0, indexNone // zero entries after entry 0: the positions end
+	}
+	if c.pushed {
+		if c.pushedErr != nil {
+			return 0, indexNone
+		}
+		if at, st, ok := look(&c.pushedE); ok {
+			return at, st
+		}
+	}
+	for i := range c.queued {
+		if at, st, ok := look(&c.queued[i]); ok {
+			return at, st
+		}
+	}
+	for !c.done && c.queuedErr == nil {
+		if len(c.queued) >= MaxIndexAhead {
+			return 0, indexAhead
+		}
+		e, err := c.x.Next()
+		if err != nil {
+			c.queuedErr = err
+			break
+		}
+		c.queued = append(c.queued, e)
+		if at, st, ok := look(&c.queued[len(c.queued)-1]); ok {
+			return at, st
+		}
+	}
+	return 0, indexNone
 }
 
 // ahead is the entry after the next one peek returned, read and given
@@ -376,7 +462,7 @@ func (c *IndexCheck) ahead() (e IndexEntry, ok bool) {
 		return IndexEntry{}, false
 	}
 	if !c.pushed {
-		c.pushedE, c.pushedErr = c.x.Next()
+		c.pushedE, c.pushedErr = c.readNext()
 		c.pushed = true
 	}
 	return c.pushedE, c.pushedErr == nil && !c.pushedE.Zero
@@ -656,6 +742,7 @@ func (c *IndexCheck) end(past func() string, damaged bool) {
 	// partition's summaries hold their checks, one a segment, and kwire
 	// log read thousands of segments holding 128 KiB of buffers each.
 	c.x.r, c.x.ahead, c.x.chunk = eofReader{}, nil, nil
+	c.queued, c.queuedErr = nil, nil
 }
 
 // eofReader is a reader at its end.

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
+	"strconv"
 )
 
 // EncodeLine gives back the bytes a line of kwire log's JSON was read
@@ -16,7 +17,9 @@ import (
 //     edit made to either form is kept;
 //   - "damage": the bytes of a damaged region inside a segment, when the
 //     line has them;
-//   - "tail": the bytes of a torn or corrupt tail, when the line has them;
+//   - "tail": the bytes of a torn or corrupt tail, when the line has them
+//     (a torn tail too large to carry whole carries those before its
+//     "zeroFrom", and the zeros after them, "size" in all, are given);
 //     for a tail of zeros ("zero":true, TailError.Zero), "size" zeros (at
 //     most MaxUnused) when it has none;
 //   - "index", "timeindex", "txnindex": the entry; "index-unused",
@@ -58,7 +61,11 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 		if _, ok := v["bytes"]; !ok {
 			return nil, errorf("bytes", "the tail was too large to carry its bytes")
 		}
-		return rawPart(v, "bytes")
+		b, err := rawPart(v, "bytes")
+		if err != nil || kind != "tail" {
+			return b, err
+		}
+		return zeroPadded(b, v)
 	case "damage":
 		if _, ok := v["bytes"]; !ok {
 			return nil, errorf("bytes", "the damaged region was too large to carry its bytes")
@@ -76,6 +83,38 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 		return nil, errorf("kind", "a line of a text file ("+kind+") says what the file holds, not its bytes: there are none to give back (copy the file itself)")
 	}
 	return []byte{}, nil
+}
+
+// zeroPadded is the tail b, the bytes a tail line carries, with the zeros
+// that end it: a torn tail too large to carry whole carries its bytes up
+// to "zeroFrom", and "size" says how many zeros follow them (at most
+// MaxUnused).
+func zeroPadded(b []byte, v map[string]any) ([]byte, error) {
+	if _, ok := v["zeroFrom"]; !ok {
+		return b, nil
+	}
+	pos, err := intField(v, "position", "", 0, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	from, err := intField(v, "zeroFrom", "", pos, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	size, err := intField(v, "size", "", 0, math.MaxInt64)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) == size || pos+int64(len(b)) != from {
+		return b, nil
+	}
+	if size-int64(len(b)) > MaxUnused {
+		return nil, errorf("size", "the tail's zeros after its bytes ("+strconv.FormatInt(size-int64(len(b)), 10)+") are more than are written back ("+strconv.Itoa(MaxUnused)+")")
+	}
+	if size < int64(len(b)) {
+		return nil, errorf("size", "the tail's size is less than its bytes")
+	}
+	return append(b, make([]byte, size-int64(len(b)))...), nil
 }
 
 // ZeroLine reports whether a line of kwire log's JSON stands for zeros

@@ -81,27 +81,84 @@ type SegmentOptions struct {
 }
 
 // IndexPositions reads the positions an .index names for a Segment
-// (SegmentOptions.Index), forward only, one entry held: a resync asks,
-// at rising positions, where the next entry the index names starts.
-// Entries that do not rise, and zero entries, are passed by (an
-// IndexCheck says what is wrong with them).
+// (SegmentOptions.Index): a resync asks where the next entry the index
+// names after a position starts. Made by an IndexCheck (Positions), it
+// reads the check's own entries, so the file is read once: the entries it
+// reads ahead of the check are held for the check, at most
+// MaxIndexAhead of them. Made alone (NewIndexPositions), it reads an
+// index of its own, forward only. Either way the entries it looks at are
+// charged to the resync's budget (indexEntryCost each, what the index
+// holds of them), and its positions end at the first zero entry after
+// entry 0 (preallocated space, or an index out of order): an enormous or
+// hostile .index costs what the segment's damage allows, not its size.
+// Where it could not answer within those limits, the resync goes on as
+// without an index, and Note says so.
 type IndexPositions struct {
 	x          *IndexReader
+	c          *IndexCheck
 	next, last int64
 	held, done bool
+	// limited counts the resyncs that could not consult the index;
+	// limitedAt and limitedWhy are the first's position and why.
+	limited    int
+	limitedAt  int64
+	limitedWhy string
 }
 
-// NewIndexPositions reads the positions of the .index x reads.
+// MaxIndexAhead is the most .index entries an IndexPositions made by an
+// IndexCheck holds for it, read ahead of the check.
+const MaxIndexAhead = 1024
+
+// indexEntryCost is what looking at an .index entry costs a resync's
+// budget: its bytes.
+const indexEntryCost = 8
+
+// NewIndexPositions reads the positions of the .index x reads, an index
+// read for nothing else (an IndexCheck of the same file gives them
+// without reading it again: Positions).
 func NewIndexPositions(x *IndexReader) *IndexPositions { return &IndexPositions{x: x, last: -1} }
+
+// Positions gives the positions of the .index the check reads, for a
+// Segment (SegmentOptions.Index) read with the check: nil when the check
+// is not of an .index.
+func (c *IndexCheck) Positions() *IndexPositions {
+	if c.x.kind != OffsetIndex {
+		return nil
+	}
+	return &IndexPositions{c: c, last: -1}
+}
 
 // After is the first position past pos the index names, false when it
 // names none (or could not be read further). Positions asked for must
-// rise: what is passed is not read again.
+// rise. Nothing is charged: a Segment calls after.
 func (p *IndexPositions) After(pos int64) (int64, bool) {
+	at, st := p.after(pos, func(int64) bool { return true })
+	return at, st == indexFound
+}
+
+// The answers of after.
+const (
+	indexNone    = iota // the index names no position past pos
+	indexFound          // the position
+	indexLimited        // reading the index further would pass the resync's budget
+	indexAhead          // an IndexCheck's entries held ahead of it would pass MaxIndexAhead
+)
+
+// after is the first position past pos the index names (indexFound),
+// each entry looked at paid for with spend, which says false when the
+// budget cannot pay: indexLimited then, as when a check's entries to
+// hold ahead of it would pass MaxIndexAhead (indexAhead).
+func (p *IndexPositions) after(pos int64, spend func(int64) bool) (int64, int) {
+	if p.c != nil {
+		return p.c.positionAfter(pos, spend)
+	}
 	for !p.done {
 		if !p.held {
+			if !spend(indexEntryCost) {
+				return 0, indexLimited
+			}
 			e, err := p.x.Next()
-			if err != nil {
+			if err != nil || e.Zero && e.N > 0 {
 				p.done = true
 				break
 			}
@@ -111,11 +168,36 @@ func (p *IndexPositions) After(pos int64) (int64, bool) {
 			p.next, p.held = int64(e.Position), true
 		}
 		if p.next > pos {
-			return p.next, true
+			return p.next, indexFound
 		}
 		p.last, p.held = p.next, false
 	}
-	return 0, false
+	return 0, indexNone
+}
+
+// limit notes that the resync of the entry at pos could not consult the
+// index, and why, and returns what a damage message says of it.
+func (p *IndexPositions) limit(pos int64, why string) string {
+	if p.limited == 0 {
+		p.limitedAt, p.limitedWhy = pos, why
+	}
+	p.limited++
+	return "; the .index was not consulted (" + why + "), so the entry was judged as without one"
+}
+
+// Note says when resyncs could not consult the index (the entries to read
+// would pass the work allowed, or MaxIndexAhead), and went on as without
+// one: "" when none.
+func (p *IndexPositions) Note() string {
+	if p == nil || p.limited == 0 {
+		return ""
+	}
+	what, judged := "the damaged entry", "it was"
+	if p.limited > 1 {
+		what, judged = strconv.Itoa(p.limited)+" damaged entries, the first", "they were"
+	}
+	return "the .index was not consulted for " + what + " at " + strconv.FormatInt(p.limitedAt, 10) + ": " + p.limitedWhy +
+		"; " + judged + " judged as without an index"
 }
 
 // Batch is one entry of a segment: a record batch (magic 2) or a legacy
@@ -182,6 +264,15 @@ func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(
 // follow a length with it: what is left is damage, or preallocated space
 // a stray length lies in), is a corrupt tail, not a torn one. ZeroFrom
 // says where the zeros that end the input start, in every case.
+//
+// In a segment preallocated with zeros (file.preallocate) a partial write
+// does not end the file: what was written of the last entry is followed
+// by the zeros it was to overwrite, to the end. So an entry whose CRC
+// fails, whose header is plausible and written (bytes other than zeros
+// after it), whose last 12 bytes or more are zeros, and after which every
+// byte to the end of the input is a zero (one at least), is a torn tail
+// too, not an entry with a wrong CRC and a tail of zeros after it:
+// ZeroFrom is where what was written of it ends.
 type TailError struct {
 	Position int64  // where the tail starts
 	Size     int64  // its bytes, up to the end of the input
@@ -255,6 +346,11 @@ type Segment struct {
 	// what back holds besides.
 	back   []byte
 	backAt int
+	// owed is a count of zeros read before back (tornInZeros read them
+	// ahead, found they do not reach the end, and gave them back), and
+	// zbuf the memory it read them into.
+	owed int64
+	zbuf []byte
 	// goodLast is the last offset of the last entry whose CRC held: a
 	// resync takes no entry below it.
 	goodLast int64
@@ -266,6 +362,11 @@ type Segment struct {
 	// resyncCRC counts the CRC bytes resyncs computed, looked the
 	// positions a scan judged one at a time.
 	resyncCRC, looked int64
+	// indexRead is what looking at .index entries cost resyncs;
+	// indexMiss what the last stored says of an index it could not
+	// consult ("" when none).
+	indexRead int64
+	indexMiss string
 	// unchecked counts the candidates the search under way passed over
 	// unchecked, their key or CRC costing more than the budget held then;
 	// uncheckedAt and uncheckedWork are the first's position and what it
@@ -316,6 +417,12 @@ const resyncCRCPerByte = 8
 type src struct{ s *Segment }
 
 func (r src) Read(p []byte) (int, error) {
+	if r.s.owed > 0 {
+		n := int(min(int64(len(p)), r.s.owed))
+		clear(p[:n])
+		r.s.owed -= int64(n)
+		return n, nil
+	}
 	if r.s.backAt < len(r.s.back) {
 		n := copy(p, r.s.back[r.s.backAt:])
 		r.s.backAt += n
@@ -330,17 +437,34 @@ func (s *Segment) giveBack(from int) {
 	if len(rest) == 0 {
 		return
 	}
-	if len(rest) <= s.backAt {
-		s.backAt -= len(rest)
-		copy(s.back[s.backAt:], rest)
-	} else {
-		left := s.back[s.backAt:]
-		back := make([]byte, len(rest)+len(left))
-		copy(back[copy(back, rest):], left)
-		s.back, s.backAt = back, 0
+	switch {
+	case s.owed > 0 && allZero(rest):
+		// Read from the zeros owed: owed again.
+		s.owed += int64(len(rest))
+	case s.owed > 0:
+		// Not read from them (no caller does this): they go behind.
+		owed := s.owed
+		s.owed = 0
+		s.unread(make([]byte, owed))
+		s.unread(rest)
+	default:
+		s.unread(rest)
 	}
 	s.pos -= int64(len(rest))
 	s.buf = s.buf[:from]
+}
+
+// unread puts p in front of what is read next, after the zeros owed.
+func (s *Segment) unread(p []byte) {
+	if len(p) <= s.backAt {
+		s.backAt -= len(p)
+		copy(s.back[s.backAt:], p)
+	} else {
+		left := s.back[s.backAt:]
+		back := make([]byte, len(p)+len(left))
+		copy(back[copy(back, p):], left)
+		s.back, s.backAt = back, 0
+	}
 }
 
 // Position is how far the segment has been read.
@@ -421,11 +545,14 @@ func (s *Segment) Next() (*Batch, error) {
 					stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
 					s.giveBack(int(at - start))
 					return nil, s.damage(start, at, "the "+[...]string{"message", "message", "batch"}[magic]+" at "+strconv.FormatInt(start, 10)+" declares "+strconv.FormatInt(length, 10)+
-						" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")"+s.suspect(start))
+						" bytes after its length and its CRC does not match them (stored "+hex32(stored)+", computed "+hex32(computed)+")"+s.suspect(start)+s.indexMiss)
 				}
 			}
 		}
 		s.giveBack(size)
+		if err := s.tornInZeros(start, size); err != nil {
+			return nil, err
+		}
 	}
 	b.Bytes = s.buf
 	s.describe(b)
@@ -435,6 +562,60 @@ func (s *Segment) Next() (*Batch, error) {
 	}
 	s.batches++
 	return b, nil
+}
+
+// tornInZeros is the *TailError of the entry s.buf holds (size bytes from
+// start, its CRC wrong) when it is a write cut short in a segment
+// preallocated with zeros: its header is plausible (after the last entry
+// whose CRC held) and written (bytes other than zeros follow it), its
+// last bytes, at least entryHead of them (fewer are the ordinary end of a
+// record: no headers, a 0), are zeros, and so is every byte after it to
+// the end of the input, one at least (the space preallocated). The zeros after it are read ahead to
+// find that out, and when they do not reach the end they are owed back
+// (counted, not held: a preallocated segment's are a gigabyte), the byte
+// after them given back; nil then. Reading them ahead costs what reading
+// on would.
+func (s *Segment) tornInZeros(start int64, size int) error {
+	j := lastNonZero(s.buf[:size])
+	magic := int8(s.buf[magicAt])
+	head := candidateHead[magic]
+	if j < head || size-1-j < entryHead || !plausibleHeader(magic, s.buf[:head], int64(size-entryHead), s.goodLast) {
+		return nil
+	}
+	if s.zbuf == nil {
+		s.zbuf = make([]byte, zeroChunk)
+	}
+	var zeros int64
+	for chunk := 64; ; chunk = min(2*chunk, len(s.zbuf)) {
+		p := s.zbuf[:chunk]
+		n, err := io.ReadFull(src{s}, p)
+		k := zeroPrefix(p[:n])
+		zeros += int64(k)
+		if k < n {
+			s.unread(p[k:n])
+			s.owed += zeros
+			return nil
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				return err
+			}
+			break
+		}
+	}
+	if zeros == 0 {
+		return nil // no preallocated space after it
+	}
+	length := int64(size - entryHead)
+	stored, computed := storedCRC(magic, s.buf), entryCRC(magic, s.buf[crcFrom(magic):size], 0)
+	s.pos += zeros
+	s.done = true
+	te := &TailError{Position: start, Size: int64(size) + zeros, Torn: true, Batches: s.batches, ZeroFrom: start + int64(j) + 1}
+	te.Msg = "the " + [...]string{"message", "message", "batch"}[magic] + " declares " + strconv.FormatInt(length, 10) +
+		" bytes after its length and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(computed) + "); its last " +
+		strconv.Itoa(size-1-j) + " bytes are zeros, and so are the " + strconv.FormatInt(zeros, 10) + " after it, to the end of the input: a write cut short, the rest of the entry never written over space preallocated with zeros" +
+		"; bytes " + strconv.FormatInt(te.ZeroFrom, 10) + "-" + strconv.FormatInt(s.pos-1, 10) + " (" + strconv.FormatInt(s.pos-te.ZeroFrom, 10) + " bytes) are zeros to the end"
+	return te
 }
 
 // found notes where an entry a search found (b.Searched) ends, and the
@@ -505,12 +686,27 @@ func fills(magic int8, p []byte) bool {
 func (s *Segment) stored(start, at int64, size int) (bool, error) {
 	end := start + int64(size)
 	indexed := false
+	s.indexMiss = ""
 	if s.o.Index != nil {
-		if q, ok := s.o.Index.After(start); ok && q <= end {
+		spend := func(n int64) bool {
+			if n > s.budget {
+				return false
+			}
+			s.budget -= n
+			s.indexRead += n
+			return true
+		}
+		switch q, st := s.o.Index.after(start, spend); st {
+		case indexFound:
 			if q < end {
 				return false, nil // by the index, an entry starts inside it
 			}
-			indexed = true // by the index, the next entry starts where it ends
+			indexed = q == end // by the index, the next entry starts where it ends
+		case indexLimited:
+			s.indexMiss = s.o.Index.limit(start, "reading its entries would pass the work a resync is allowed ("+strconv.Itoa(s.o.MaxBatch)+" bytes and "+
+				strconv.Itoa(resyncCRCPerByte)+" per byte scanned, an entry costing "+strconv.Itoa(indexEntryCost)+")")
+		case indexAhead:
+			s.indexMiss = s.o.Index.limit(start, "more than "+strconv.Itoa(MaxIndexAhead)+" of its entries would be held ahead of its check")
 		}
 	}
 	p, last := at, s.goodLast
@@ -905,7 +1101,12 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 //     MaxBatch of that batch, is whole there and its CRC matches (a long
 //     entry that holds a batch's bytes), the entry's length is corrupt,
 //     and the bytes up to that batch are a damaged region (DamageError),
-//     read on from the batch;
+//     read on from the batch; but when the entry is whole within MaxBatch
+//     of it, its CRC wrong, and its length leads to an entry whose header
+//     is plausible, whose CRC holds and whose offsets are below that
+//     batch's (leadsOn), the batch is stored in its bytes (its offsets
+//     later than what follows it) and the entry, its length right, is the
+//     damaged region, read on where it ends;
 //   - none does, and the input ends inside it: a torn tail (the broker
 //     stopped while writing it);
 //   - none does, and its CRC does not match the bytes it spans: a
@@ -940,6 +1141,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	if b.Magic == 2 && plausibleHeader(b.Magic, s.head[:candidateHead[b.Magic]], length, floor) {
 		s.goodLast = max(floor, headerLast(b.Magic, s.head))
 	}
+	own := s.goodLast // the floor of the entries after it
 	at, err := s.scanFrom(1, -1, over)
 	s.goodLast = floor
 	if err != nil {
@@ -961,6 +1163,18 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 				why = ", and the input ends " + strconv.FormatInt(held-start-entryHead, 10) + " bytes after its length: a corrupt length"
 			} else if over.feed(s, over.end); over.h.sum == stored {
 				return s.skipped(b, over.end)
+			} else if next, ok, err := s.leadsOn(over.end, own); err != nil {
+				return nil, err
+			} else if ok {
+				// Damaged, its length right: the batch inside it is
+				// stored in its bytes.
+				inner := int64(binary.BigEndian.Uint64(s.buf))
+				s.giveBack(int(over.end - s.bufAt))
+				err := s.damage(start, over.end, "at "+strconv.FormatInt(start, 10)+", "+long+crcWrong()+" but its length leads to an entry whose CRC holds (at "+
+					strconv.FormatInt(over.end, 10)+", up to offset "+strconv.FormatInt(next, 10)+"), below the offsets of the batch whose CRC holds inside it (at "+
+					strconv.FormatInt(at, 10)+", from offset "+strconv.FormatInt(inner, 10)+"): that batch is stored in its bytes, and the entry is damaged, its length right"+note+s.uncheckedNote())
+				s.resumed = false // reached by a length, not a search
+				return nil, err
 			} else {
 				why = crcWrong()
 			}
@@ -986,6 +1200,56 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+s.uncheckedNote())
 	}
 	return nil, s.tail(start, false, length, msg+s.uncheckedNote())
+}
+
+// leadsOn says whether an entry longer than MaxBatch, its CRC wrong, a
+// batch whose CRC holds found inside it (s.buf holds the bytes from that
+// batch, at s.bufAt, to end, where the entry's length says it ends), is
+// damaged with its length right rather than cut short by a corrupt
+// length: at end an entry starts whose header is plausible after own
+// (the last good offset, or the entry's own last when its header is a
+// plausible batch's), whose CRC holds, and whose last offset (next) is
+// below the inner batch's base offset. Taking the inner batch for the
+// entry after a corrupt length would then make the log's offsets go back
+// at the entry its length leads to; the inner batch's offsets being
+// later than what follows, it is stored in the entry's bytes (a record's
+// value).
+// Reading that entry is charged to the resync's budget; what was read
+// past end is left in s.buf, for the caller to give back.
+func (s *Segment) leadsOn(end, own int64) (next int64, ok bool, err error) {
+	i := int(end - s.bufAt)
+	if !s.spend(entryHead+minBatch, i, "reading the entry its length leads to") {
+		return 0, false, nil
+	}
+	if ok, err := s.has(i + entryHead + 5); !ok {
+		return 0, false, err
+	}
+	p := s.buf[i:]
+	m := int8(p[magicAt])
+	l := int64(int32(binary.BigEndian.Uint32(p[8:])))
+	if m < 0 || m > 2 || l < least[m] || l > int64(s.o.MaxBatch) {
+		return 0, false, nil
+	}
+	if ok, err := s.has(i + candidateHead[m]); !ok {
+		return 0, false, err
+	}
+	if !plausibleHeader(m, s.buf[i:i+candidateHead[m]], l, own) {
+		return 0, false, nil
+	}
+	next = headerLast(m, s.buf[i:])
+	if next >= int64(binary.BigEndian.Uint64(s.buf)) {
+		return 0, false, nil // its offsets do not come before the inner batch's
+	}
+	cost := entryHead + l - int64(crcFrom(m))
+	if !s.spend(cost, i, "its CRC") {
+		return 0, false, nil
+	}
+	if ok, err := s.has(i + entryHead + int(l)); !ok {
+		return 0, false, err
+	}
+	q := s.buf[i : i+entryHead+int(l)]
+	s.resyncCRC += cost
+	return next, entryCRC(m, q[crcFrom(m):], 0) == storedCRC(m, q), nil
 }
 
 // skipped gives the entry b, passed over to end and its CRC found to

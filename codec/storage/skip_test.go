@@ -356,3 +356,59 @@ func TestSkippedBatchHoldingABatchFarFromItsEndIsPassedOver(t *testing.T) {
 	require.Equal(t, int64(503), bs[1].LastOffset)
 	require.Equal(t, at[2], bs[2].Position)
 }
+
+// A long entry (past MaxBatch) whose CRC fails, holding in a record's
+// value a batch whose CRC holds and whose offsets are later than those of
+// the entry its length leads to (a batch whose CRC holds too): the
+// entry's length is right, the batch inside is its bytes, and the entry
+// is one damaged region, read on where it ends. It was a corrupt length:
+// damage up to the stored batch, that batch listed as found by search,
+// and the rest of the entry damage again.
+func TestSkippedDamagedBatchHoldingALaterBatch(t *testing.T) {
+	small := func(ts int64) []byte {
+		return storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: ts, ProducerID: -1})
+	}
+	inner := small(1600000000000)
+	storagedata.Place(inner, 900, 0)
+	value := append(append(bytes.Repeat([]byte("x"), 600), inner...), bytes.Repeat([]byte("y"), 300)...)
+	big := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: value}}, storagedata.BatchOptions{FirstTimestamp: 1700000001000, ProducerID: -1})
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{small(1700000000000), big, small(1700000002000), small(1700000003000)}, 1<<20)
+	at := starts(log)
+	for _, flip := range []int64{200, 900} { // before the stored batch, after it
+		bad := append([]byte(nil), log...)
+		bad[at[1]+flip] ^= 0xff
+		bs, damage, err := readOpts(bad, SegmentOptions{MaxBatch: 1000})
+		require.NoError(t, err)
+		require.Len(t, damage, 1, "flip at %d", flip)
+		require.Equal(t, at[1], damage[0].Position)
+		require.Equal(t, at[2], damage[0].Resume())
+		require.Contains(t, damage[0].Msg, "its CRC does not match them")
+		require.Contains(t, damage[0].Msg, "that batch is stored in its bytes, and the entry is damaged, its length right")
+		require.Len(t, bs, 3)
+		for i, b := range bs {
+			require.Equal(t, []int64{at[0], at[2], at[3]}[i], b.Position)
+			require.False(t, b.Searched, "batch %d: reached by the damaged entry's length", i)
+			require.True(t, b.CRCValid)
+		}
+	}
+}
+
+// A corrupt length that makes an entry swallow the next one whole and
+// end where the one after starts still reads as one: the batch inside is
+// the log's next entry, its offsets below those of the entry the length
+// leads to, not later.
+func TestSkippedLengthSwallowingTheNextBatchIsCorrupt(t *testing.T) {
+	log, _, _ := testSegment(0, 10)
+	at := starts(log)
+	bad := append([]byte(nil), log...)
+	binary.BigEndian.PutUint32(bad[at[2]+8:], uint32(at[4]-at[2]-12))
+	bs, damage, err := readOpts(bad, SegmentOptions{MaxBatch: int(at[3] - at[2])})
+	require.NoError(t, err)
+	require.Len(t, damage, 1)
+	require.Equal(t, at[2], damage[0].Position)
+	require.Equal(t, at[3], damage[0].Resume())
+	require.Contains(t, damage[0].Msg, "a corrupt length")
+	require.NotContains(t, damage[0].Msg, "stored in its bytes")
+	require.Len(t, bs, 9)
+	require.Equal(t, at[3], bs[2].Position)
+}

@@ -57,6 +57,12 @@ func indexEntries(n int, f func(i int) (int32, int32)) []byte {
 	return b
 }
 
+// heldAheadBatch is a batch at offset i of one record whose value is a
+// batch at offset 2^40+i, its CRC right.
+func heldAheadBatch(i int64) []byte {
+	return placed(batch(0, 0, 1, record(0, 0, nil, placed(smallBatch, 1<<40+i))), i)
+}
+
 // producerSnapshot is a producer-state snapshot: version 1, CRC-32C of
 // the rest, then body.
 func producerSnapshot(body []byte) []byte {
@@ -152,6 +158,23 @@ func storageCorpus() []Entry {
 			Expect:  Expect{Says: "is not above the entry before", Survive: true},
 			gen: func() []byte {
 				return indexEntries(20000, func(i int) (int32, int32) { return int32(40000 - i), int32(80000 - 4*i) })
+			}},
+		{Name: "storage/index-held-ahead" + seg + ".index", Mode: Storage,
+			Attacks: "an .index whose 20,000 entries after its first name the position of the segment's damaged second batch (a resync asks it for the next position past that batch: it read every entry, outside any limit, from a second reader of the file)",
+			Expect:  Expect{Says: "is not above the entry before", Survive: true},
+			gen: func() []byte {
+				at := int32(len(heldAheadBatch(0)))
+				return append(indexEntries(1, func(int) (int32, int32) { return 0, 0 }), indexEntries(20000, func(int) (int32, int32) { return 1, at })...)
+			}},
+		{Name: "storage/index-held-ahead" + seg + ".log", Mode: Storage,
+			Attacks: "the segment beside index-held-ahead's .index: a batch, one whose record count is wrong (its CRC fails) with a batch stored in its record's value, one whose magic byte is 9, and a batch",
+			Expect:  Expect{Says: "indexNotConsulted", Survive: true},
+			gen: func() []byte {
+				damaged := heldAheadBatch(1)
+				binary.BigEndian.PutUint32(damaged[57:], 2)
+				bad := placed(smallBatch, 2)
+				bad[16] = 9
+				return append(append(append(heldAheadBatch(0), damaged...), bad...), placed(smallBatch, 3)...)
 			}},
 		{Name: "storage/timeindex-absurd" + seg + ".timeindex", Mode: Storage,
 			Attacks: "a .timeindex whose entries name the largest offsets and timestamps there are, and a partial entry",

@@ -691,10 +691,15 @@ func (s *session) describe(w *jsontext.Writer, total *int, i int, checks []*inde
 func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*indexFile) (problems, notes []string) {
 	f := &s.files[i]
 	o := s.batchOptions()
-	if j := s.beside(i, storage.OffsetIndexFile); j >= 0 && f.kind.Kind == storage.SegmentFile && f.kind.Offset >= 0 {
-		// The .index read again, on its own: the positions it names
-		// tell a resync where entries start, as kwire log's do.
-		o.Index = storage.NewIndexPositions(storage.NewIndexReader(s.reader(&s.files[j], false), storage.OffsetIndex, f.kind.Offset))
+	if f.kind.Kind == storage.SegmentFile && f.kind.Offset >= 0 {
+		for _, x := range checks {
+			if x.kind == storage.OffsetIndex {
+				// The positions the .index names tell a resync where
+				// entries start, as kwire log's do, read by its check:
+				// the file is read once.
+				o.Index = x.c.Positions()
+			}
+		}
 	}
 	seg := storage.NewSegment(s.reader(f, true), o)
 	var snap *storage.SnapshotCheck
@@ -854,6 +859,9 @@ func (s *session) segment(w *jsontext.Writer, total *int, i int, checks []*index
 		if op, ok := offsets.Next(next); ok {
 			offsetProblem(&op)
 		}
+	}
+	if n := o.Index.Note(); n != "" {
+		notes = append(notes, n)
 	}
 	for _, x := range checks {
 		x.c.End(end, last, stop)
