@@ -34,8 +34,10 @@ check-generated:
 # kwire.wasm and as payload.wasm (the tag kwire_payload: record payloads decoded),
 # the capture and storage modules' answers to the page against testdata, and
 # how the Worker hands answers and bodies to syumai/workers (wasm/worker/whole).
+# cmd/kwire's tests (real clients, captures, the built binary) take minutes
+# and went past go test's default 10 on a loaded machine: 30m.
 test: fuzz-ci
-	go test -count=1 ./...
+	go test -count=1 -timeout 30m ./...
 	$(MAKE) --no-print-directory cross
 	KWIRE_SOAK=1 go test -count=1 -run '^TestProxySoak$$' ./cmd/kwire
 	go test -race -count=1 -run '^TestReadFunc' ./internal/capture
