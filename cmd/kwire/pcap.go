@@ -14,7 +14,6 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -22,6 +21,7 @@ import (
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/capture/summary"
 	"github.com/kwire/kwire/internal/proxy"
+	"github.com/kwire/kwire/internal/render"
 	"github.com/kwire/kwire/internal/topicids"
 )
 
@@ -1388,17 +1388,9 @@ func (m *filtersMissed) why(x *exchangeFilter, n int) string {
 }
 
 // cutID is a client id as the message names it: at most 64 bytes of it,
-// cut at a character's start, "..." saying it was cut.
-func cutID(id string) string {
-	if len(id) <= 64 {
-		return id
-	}
-	i := 64
-	for i > 0 && !utf8.RuneStart(id[i]) {
-		i--
-	}
-	return id[:i] + "..."
-}
+// cut at a character's start, "…" saying it was cut (render.Truncate, as
+// the views cut a text).
+func cutID(id string) string { return render.Truncate(id, 64) }
 
 // seenList names the most frequent of counts (name to exchanges), at most
 // maxSeenSaid, each with its count ("Produce ×12"), and how many more
