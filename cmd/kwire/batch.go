@@ -199,6 +199,9 @@ type batchRun struct {
 	lines  int
 	failed int
 	warned int // lines with warnings
+	// newer holds the API versions newer than kwire knows said so far
+	// (newerVersion), each said once a run, at its first line.
+	newer newerSaid
 	// stopped is set when writing the output failed: the reader stops,
 	// the pieces under way are dropped.
 	stopped atomic.Bool
@@ -225,7 +228,8 @@ type batchChunk struct {
 type batchOut struct {
 	buf    *[]byte
 	diag   []byte
-	in     int // input bytes its lines held
+	newer  []lineNewer // what diag would say of versions newer than kwire knows
+	in     int         // input bytes its lines held
 	lines  int
 	failed int
 	warned int
@@ -263,8 +267,8 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 			b.stopped.Store(true)
 			return
 		}
-		if len(o.diag) > 0 {
-			stderr.Write(o.diag)
+		if len(o.diag) > 0 || len(o.newer) > 0 {
+			stderr.Write(b.withNewer(o.diag, o.newer))
 		}
 		b.lines += o.lines
 		b.failed += o.failed
@@ -276,6 +280,35 @@ func (b *batchRun) run(in io.Reader, w io.Writer, stderr io.Writer) error {
 		}
 	})
 	return readErr
+}
+
+// lineNewer is a line decoded at a version newer than kwire knows: its
+// newerVersion line goes into the piece's diagnostics at byte at, before
+// the line's own, unless the run said it already (the workers decode
+// pieces out of order; the run writes them in order, and says it at the
+// first such line).
+type lineNewer struct {
+	at, line int
+	n        newerVersion
+}
+
+// withNewer is diag with the newerVersion lines of newer that the run
+// has not said yet.
+func (b *batchRun) withNewer(diag []byte, newer []lineNewer) []byte {
+	var out []byte
+	from := 0
+	for _, l := range newer {
+		if !b.newer.first(l.n) {
+			continue
+		}
+		out = append(out, diag[from:l.at]...)
+		out = append(append(append(out, "kwire: line "...), strconv.Itoa(l.line)...), ": "+l.n.String()+"\n"...)
+		from = l.at
+	}
+	if out == nil {
+		return diag
+	}
+	return append(out, diag[from:]...)
 }
 
 // readChunks cuts the input into chunks of whole lines. Each read goes
@@ -502,7 +535,10 @@ type batchWorker struct {
 	dec  codec.Decoder
 	data []byte // the current line's frame bytes
 	diag []byte // the chunk's lines for standard error
-	warn bool   // the last line had warnings
+	// newer: the lines of the chunk decoded at a version newer than
+	// kwire knows, and where in diag their line goes
+	newer []lineNewer
+	warn  bool // the last line had warnings
 	// partial is a failed line's value JSON, as far as it decoded
 	partial []byte
 	// the last API a line named, and what it resolved to
@@ -558,6 +594,10 @@ func (wk *batchWorker) emit(o *batchOut, emit func(batchOut)) {
 	if len(wk.diag) > 0 {
 		o.diag = append([]byte(nil), wk.diag...)
 		wk.diag = wk.diag[:0]
+	}
+	if len(wk.newer) > 0 {
+		o.newer = append([]lineNewer(nil), wk.newer...)
+		wk.newer = wk.newer[:0]
 	}
 	emit(*o)
 }
@@ -658,6 +698,9 @@ func (wk *batchWorker) decodeLine(dst []byte, n int, line []byte) ([]byte, bool)
 	o := wk.cfg.jo.apply(lf.options(api, sized))
 	wk.cfg.pf.setOptions(&o, wk.cfg.payload, false)
 	dst, info, err := wk.dec.AppendJSON(dst, wk.data, o)
+	if nv, ok := newerOf(info); ok {
+		wk.newer = append(wk.newer, lineNewer{len(wk.diag), n, nv})
+	}
 	if info.Guess != nil || len(info.Warnings) > 0 {
 		wk.warn = len(info.Warnings) > 0
 		wk.diag = appendDiagnostics(wk.diag, "line "+strconv.Itoa(n)+": ", info.Guess, info.Warnings)

@@ -246,8 +246,11 @@ func (c *checkConfig) run(e *env) int {
 			o.noKafka, empty = "", empty+1
 		}
 		if err != nil {
+			// The text's words, the file named once (not Go's "open
+			// NAME: ..." after it), in SARIF's note too.
+			err = fileError(file, err)
 			o.w.Flush()
-			fail(e, "%v", fileError(file, err))
+			fail(e, "%v", err)
 			status, unread = 1, unread+1
 			o.inputs = append(o.inputs, inputProblem{file, err.Error(), true})
 		}

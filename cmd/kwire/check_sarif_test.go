@@ -46,7 +46,8 @@ func sarifArtifacts(run map[string]any) []map[string]any {
 // TestCheckSARIFInputNotRead: kwire check --format sarif of a file that
 // does not exist said "executionSuccessful": true with no notification,
 // the reason on standard error alone (exit 1). The invocation now says
-// false, with an error notification giving the reason and the file.
+// false, with an error notification giving the reason and the file,
+// named once, as standard error says it.
 func TestCheckSARIFInputNotRead(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.pcapng")
 	good := example(t, "conn.order.good.hex")
@@ -63,7 +64,11 @@ func TestCheckSARIFInputNotRead(t *testing.T) {
 				continue
 			}
 			found = true
-			require.Contains(t, no["message"].(map[string]any)["text"], "no such file or directory")
+			// In the text output's words, the file named once: Go's
+			// "open NAME: " was left before them.
+			text := no["message"].(map[string]any)["text"].(string)
+			require.Equal(t, missing+": no such file or directory", text)
+			require.Contains(t, errOut, "kwire: "+text+"\n")
 			loc := no["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["artifactLocation"].(map[string]any)
 			require.Equal(t, (&url.URL{Scheme: "file", Path: filepath.ToSlash(missing)}).String(), loc["uri"])
 		}

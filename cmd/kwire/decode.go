@@ -697,7 +697,7 @@ type decodeCmd struct {
 	payload payloadHook // --payloads, --schema-registry, --schemas
 	// newer holds the API versions newer than kwire knows that a frame
 	// was decoded at, each said once (newerVersion).
-	newer map[[2]int16]bool
+	newer newerSaid
 	// newerLine is the newerVersion line the frame being decoded said
 	// (""): said again to standard error when the frame's own lines are
 	// not shown (past maxFailuresShown), as it is said once a run.
@@ -791,12 +791,8 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 	if e.outFailed() != nil {
 		return false // said once, by run; nothing more to say of a frame nobody gets
 	}
-	if f := info; f != nil && f.Assumed && f.API != nil && !c.newer[[2]int16{f.APIKey, f.Version}] {
-		if c.newer == nil {
-			c.newer = map[[2]int16]bool{}
-		}
-		c.newer[[2]int16{f.APIKey, f.Version}] = true
-		c.newerLine = prefix + newerVersion(f)
+	if n, ok := newerOf(info); ok && c.newer.first(n) {
+		c.newerLine = prefix + n.String()
 		fail(e, "%s", c.newerLine)
 	}
 	if diag := appendDiagnostics(nil, prefix, g, ws); len(diag) > 0 {
@@ -831,22 +827,58 @@ func (c *decodeCmd) decodeFrame(e *env, dec *codec.Decoder, fr []byte, sized boo
 	return ok
 }
 
-// newerVersion says, once a run for each API and version, that f was
-// decoded at a version newer than any kwire knows, with the newest layout
-// (the codec's warning, on the frame's body, says that much for every
-// frame): which versions kwire knows, where they come from, and what a
-// newer layout may do to the reading. Decoding goes on, as the bytes are
-// there to read; kwire schema and kwire example refuse such a version
-// (versionRefused), having nothing true to print for it.
-func newerVersion(f *codec.Frame) string {
-	valid := f.API.Request.Valid
-	if f.Message != nil {
-		valid = f.Message.Valid
+// newerVersion says, once a run for each API and version, that a frame
+// was decoded at a version newer than any kwire knows, with the newest
+// layout (the codec's warning, on the frame's body, says that much for
+// every frame): which versions kwire knows, where they come from, and
+// what a newer layout may do to the reading. Decoding goes on, as the
+// bytes are there to read; kwire schema and kwire example refuse such a
+// version (versionRefused), having nothing true to print for it. It is
+// what newerOf kept of the frame, by value: kwire batch and kwire pcap
+// decode on workers, whose frames are reused before the line is said, in
+// input order (newerSaid).
+type newerVersion struct {
+	api         *schema.API
+	valid       schema.Range // the versions kwire knows of the message read
+	ver, layout int16
+}
+
+// newerOf is what newerVersion says of f, when f was decoded at a
+// version newer than kwire knows (ok).
+func newerOf(f *codec.Frame) (n newerVersion, ok bool) {
+	if f == nil || !f.Assumed || f.API == nil {
+		return n, false
 	}
-	v, lv := strconv.Itoa(int(f.Version)), strconv.Itoa(int(f.LayoutVersion))
-	return f.API.Name + " v" + v + " is newer than kwire knows: it knows v" + valid.String() + knownFrom() +
+	n = newerVersion{api: f.API, valid: f.API.Request.Valid, ver: f.Version, layout: f.LayoutVersion}
+	if f.Message != nil {
+		n.valid = f.Message.Valid
+	}
+	return n, true
+}
+
+func (n newerVersion) String() string {
+	v, lv := strconv.Itoa(int(n.ver)), strconv.Itoa(int(n.layout))
+	return n.api.Name + " v" + v + " is newer than kwire knows: it knows v" + n.valid.String() + knownFrom() +
 		", and decoded v" + v + " with the v" + lv + " layout, the newest; what a newer version added is not read, " +
 		"and where its layout changed the frame may fail or read wrong (a newer kwire may know v" + v + ")"
+}
+
+// newerSaid holds the APIs and versions a run has said newerVersion of,
+// each said once: kwire decode, kwire batch and kwire pcap say it alike.
+type newerSaid map[[2]int16]bool
+
+// first reports whether n is the first of its API and version, which
+// it marks said.
+func (s *newerSaid) first(n newerVersion) bool {
+	k := [2]int16{n.api.Key, n.ver}
+	if (*s)[k] {
+		return false
+	}
+	if *s == nil {
+		*s = newerSaid{}
+	}
+	(*s)[k] = true
+	return true
 }
 
 // requestSays is what a request's header names, for messages: `api key 18

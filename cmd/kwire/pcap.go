@@ -14,7 +14,6 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -22,6 +21,7 @@ import (
 	"github.com/kwire/kwire/internal/capture"
 	"github.com/kwire/kwire/internal/capture/summary"
 	"github.com/kwire/kwire/internal/proxy"
+	"github.com/kwire/kwire/internal/render"
 	"github.com/kwire/kwire/internal/topicids"
 )
 
@@ -337,6 +337,9 @@ type pcapRun struct {
 	// unmatched is what the filters left out, for saying why none was
 	// shown when none was.
 	unmatched filtersMissed
+	// newer holds the API versions newer than kwire knows said so far
+	// (newerVersion), each said once a run, at its first exchange shown.
+	newer newerSaid
 }
 
 // maxGuessLines is how many unpaired responses kwire pcap says on
@@ -373,6 +376,7 @@ type runLine struct {
 	end       int
 	guessed   []byte // the line for standard error saying how an unpaired response was guessed
 	diag      []byte // lines for standard error: warnings
+	newer     []sideNewer
 	keep      bool
 	failed    bool
 	failure   string // for a failed one, which frame, and its error
@@ -544,10 +548,17 @@ func (p *pcapRun) put(o pcapOut, bufs *sync.Pool) {
 				guessed = l.guessed
 			}
 		}
-		if len(guessed) > 0 || len(l.diag) > 0 {
+		var newer []byte
+		for _, sn := range l.newer {
+			if p.newer.first(sn.n) {
+				newer = append(append(append(newer, "kwire: "...), sn.prefix...), sn.n.String()+"\n"...)
+			}
+		}
+		if len(newer) > 0 || len(guessed) > 0 || len(l.diag) > 0 {
 			p.w.Write(buf[from:l.end])
 			from = l.end
 			p.w.Flush() // the lines before it first
+			p.stderr.Write(newer)
 			p.stderr.Write(guessed)
 			p.stderr.Write(l.diag)
 		}
@@ -630,6 +641,7 @@ type pcapWorker struct {
 	req, rsp     codec.Decoder
 	reqJS, rspJS []byte
 	diag         []byte        // the exchange's warnings for standard error
+	newer        []sideNewer   // its sides decoded at a version newer than kwire knows
 	guessed      []byte        // its line saying how an unpaired response was guessed
 	redacted     []string      // the value-JSON paths of the secrets hidden in the exchange
 	zero         codec.Decoder // the secrets' (proxy.ZeroSecrets): req's and rsp's frames stay theirs
@@ -675,6 +687,7 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 		jo = jsonForm{records: codec.RecordsSize} // only the error codes are wanted
 	}
 	wk.diag = wk.diag[:0]
+	wk.newer = wk.newer[:0]
 	wk.guessed = wk.guessed[:0]
 	wk.redacted = wk.redacted[:0]
 	zero := !cfg.summary && !cfg.showSecrets
@@ -766,6 +779,9 @@ func (wk *pcapWorker) exchange(x *capture.Exchange, line []byte) ([]byte, runLin
 	if len(wk.diag) > 0 {
 		out.diag = append([]byte(nil), wk.diag...)
 	}
+	if len(wk.newer) > 0 {
+		out.newer = append([]sideNewer(nil), wk.newer...)
+	}
 	if len(wk.guessed) > 0 {
 		out.guessed = append([]byte(nil), wk.guessed...)
 	}
@@ -821,6 +837,7 @@ func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) 
 		return line, out
 	}
 	wk.diag = wk.diag[:0]
+	wk.newer = wk.newer[:0]
 	wk.guessed = wk.guessed[:0]
 	wk.redacted = wk.redacted[:0]
 	if !cfg.showSecrets {
@@ -851,6 +868,9 @@ func (wk *pcapWorker) token(x *capture.Exchange, line []byte) ([]byte, runLine) 
 	if len(wk.diag) > 0 {
 		out.diag = append([]byte(nil), wk.diag...)
 	}
+	if len(wk.newer) > 0 {
+		out.newer = append([]sideNewer(nil), wk.newer...)
+	}
 	writeRedacted(w, wk.redacted)
 	w.EndObject()
 	return append(w.B, '\n'), out
@@ -874,10 +894,24 @@ func decodeSide(dec *codec.Decoder, scratch *[]byte, b []byte, o codec.Options, 
 	return d, info
 }
 
-// diagnose adds the standard-error lines of one side of x: a guessed
-// reading (apart: the run says the first few), warnings. It reports
-// whether there were warnings.
+// sideNewer is a side of an exchange decoded at a version newer than
+// kwire knows, named by prefix (exchangePrefix): its newerVersion line
+// goes to standard error before the exchange's warnings, unless the run
+// said it already (the workers decode exchanges out of order; the run
+// writes them in order, and says it at the first such exchange shown).
+type sideNewer struct {
+	prefix string
+	n      newerVersion
+}
+
+// diagnose adds the standard-error lines of one side of x: a version
+// newer than kwire knows (apart: the run says it once), a guessed reading
+// (apart: the run says the first few), warnings. It reports whether there
+// were warnings.
 func (wk *pcapWorker) diagnose(x *capture.Exchange, side string, info *codec.Frame) bool {
+	if n, ok := newerOf(info); ok {
+		wk.newer = append(wk.newer, sideNewer{exchangePrefix(x.Conn.ID, x.CorrelationID, side), n})
+	}
 	if info.Guess == nil && len(info.Warnings) == 0 {
 		return false
 	}
@@ -1354,17 +1388,9 @@ func (m *filtersMissed) why(x *exchangeFilter, n int) string {
 }
 
 // cutID is a client id as the message names it: at most 64 bytes of it,
-// cut at a character's start, "..." saying it was cut.
-func cutID(id string) string {
-	if len(id) <= 64 {
-		return id
-	}
-	i := 64
-	for i > 0 && !utf8.RuneStart(id[i]) {
-		i--
-	}
-	return id[:i] + "..."
-}
+// cut at a character's start, "…" saying it was cut (render.Truncate, as
+// the views cut a text).
+func cutID(id string) string { return render.Truncate(id, 64) }
 
 // seenList names the most frequent of counts (name to exchanges), at most
 // maxSeenSaid, each with its count ("Produce ×12"), and how many more

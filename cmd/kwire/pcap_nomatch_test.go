@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/binary"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -43,4 +45,25 @@ func TestPcapFilterMatchingNothingSaysSo(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, 2, strings.Count(out, "\n"))
 	require.NotContains(t, errOut, "no exchange shown")
+}
+
+// TestPcapFilterLongClientIDCut: a client id past 64 bytes is named cut,
+// at a character's start, with "…", as the views cut a text
+// (render.Truncate); it ended in "...", the only such in kwire's output.
+func TestPcapFilterLongClientIDCut(t *testing.T) {
+	id := strings.Repeat("a", 63) + "ééé" // é spans bytes 63 and 64
+	req := exampleFrame(t, "Metadata", 12, false, 1)
+	old := int(binary.BigEndian.Uint16(req[12:]))
+	b := binary.BigEndian.AppendUint16(append([]byte(nil), req[:12]...), uint16(len(id)))
+	b = append(append(b, id...), req[14+old:]...)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	file := segmentsPcap(t,
+		segment{true, 0, b},
+		segment{false, time.Millisecond, exampleFrame(t, "Metadata", 12, true, 1)})
+	out, errOut, code := runCLI(t, []string{"pcap", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, `"clientId":"`+id+`"`, "the exchange's line keeps it whole")
+	_, errOut, code = runCLI(t, []string{"pcap", "--client-id", "nobody", file}, nil)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, `--client-id "nobody" matched none of the 1 exchange; the client ids seen: "`+strings.Repeat("a", 63)+`…" ×1`+"\n")
 }

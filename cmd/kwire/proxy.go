@@ -270,6 +270,73 @@ type proxyRun struct {
 	skipSaid int64 // skipped exchanges the log told of (saySkipped)
 	started  time.Time
 	checker  *proxyChecker // --check
+	// What the filters saw, for saying, when they showed none, which
+	// matched nothing and what it saw instead, as kwire pcap says it:
+	// judged counts the exchanges the sink had, unmatched those its
+	// filters left out, keptOut those --api left out before they were
+	// copied (Keep).
+	judged    int
+	unmatched filtersMissed
+	keptOut   keptOut
+}
+
+// keptOut counts the exchanges --api left out before they were copied
+// (proxy.Config.Keep), by API key: raw SASL tokens (key -1), of no API,
+// apart. Keep is asked from every connection's goroutine.
+type keptOut struct {
+	mu     sync.Mutex
+	apis   map[int16]int
+	tokens int
+}
+
+// keep is Keep for --api key: an exchange of it, or of an API that names
+// topic ids (Metadata), is copied; another is counted.
+func (k *keptOut) keep(key int16) func(int16) bool {
+	return func(api int16) bool {
+		if api == key || topicids.Learns(api) {
+			return true
+		}
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if api < 0 {
+			k.tokens++
+			return false
+		}
+		if k.apis == nil {
+			k.apis = map[int16]int{}
+		}
+		k.apis[api]++
+		return false
+	}
+}
+
+// noneShown says, when the run showed no exchange though its filters
+// judged some, which filter matched nothing and what it saw instead
+// (filtersMissed.why); "" otherwise.
+func (r *proxyRun) noneShown() string {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	k := &r.keptOut
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	m := r.unmatched
+	n := r.judged + k.tokens
+	m.dropped[byAPI] += k.tokens
+	if len(k.apis) > 0 {
+		m.apis = make(map[int16]int, len(r.unmatched.apis)+len(k.apis))
+		for key, c := range r.unmatched.apis {
+			m.apis[key] += c
+		}
+		for key, c := range k.apis {
+			m.apis[key] += c
+			m.dropped[byAPI] += c
+			n += c
+		}
+	}
+	if r.shown > 0 || n == 0 {
+		return ""
+	}
+	return m.why(&r.cfg.exchangeFilter, n)
 }
 
 func (c *proxyConfig) run(ctx context.Context, e *env) int {
@@ -292,8 +359,7 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	}
 	if c.only != nil && !c.check {
 		// --check follows every exchange, whatever --api shows.
-		key := c.only.Key
-		pc.Keep = func(k int16) bool { return k == key || topicids.Learns(k) } // Metadata: topic ids
+		pc.Keep = r.keptOut.keep(c.only.Key) // Metadata too: topic ids
 	}
 	if c.web != "" {
 		// Before anything listens: the folder --web serves is there.
@@ -361,6 +427,9 @@ func (c *proxyConfig) run(ctx context.Context, e *env) int {
 	if r.checker != nil {
 		r.e.stderr.Write(r.checker.end(p.Stats().Skipped))
 	}
+	if why := r.noneShown(); why != "" {
+		r.logf("proxy: %s", why)
+	}
 	st := p.Stats()
 	r.logf("proxy: stopped: %s, %s (%d shown, %d skipped because decoding was behind); %s to brokers tried",
 		plural(int(st.Connections), "connection"), plural(int(st.Exchanges), "exchange"), r.shown, st.Skipped, plural(int(st.Dials), "connection"))
@@ -407,8 +476,26 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 			r.logf("proxy: %s", s)
 		}
 	}
-	if c.clientID != "" && (x.Request == nil || x.SASLToken || requestClientID(x.Request) != c.clientID) {
-		return // a raw SASL token carries no client id
+	r.judged++
+	if c.clientID != "" {
+		// A raw SASL token carries no client id. The filters are
+		// judged as kwire pcap judges them, --api first, for what
+		// noneShown says.
+		var id string
+		has := x.Request != nil && !x.SASLToken
+		if has {
+			id = requestClientID(x.Request)
+		}
+		if !has || id != c.clientID {
+			l := runLine{dropped: byClientID, clientID: id, hasID: has}
+			if c.only != nil && x.SASLToken {
+				l = runLine{dropped: byAPI, key: saslTokens}
+			} else if c.only != nil && x.Request != nil && x.APIKey != c.only.Key {
+				l = runLine{dropped: byAPI, key: x.APIKey}
+			}
+			r.unmatched.add(&l)
+			return
+		}
 	}
 	var ex proxyExchange
 	var d proxy.Decoded
@@ -426,9 +513,15 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 		ex = fromJSON(r.dec.DecodeJSON(x))
 	}
 	if c.only != nil && ex.key != c.only.Key {
+		l := runLine{dropped: byAPI, key: ex.key}
+		if x.SASLToken {
+			l.key = saslTokens
+		}
+		r.unmatched.add(&l)
 		return
 	}
 	if c.errorsOnly && len(ex.codes) == 0 {
+		r.unmatched.add(&runLine{dropped: byErrors})
 		return
 	}
 	r.diag = r.diag[:0]

@@ -610,6 +610,47 @@ func TestProxyCLIFilters(t *testing.T) {
 	}
 }
 
+// TestProxyFilterMatchingNothingSaysSo: when kwire proxy's filters
+// showed no exchange, its log says, once it stops (SIGINT here), which
+// filter matched nothing, among how many exchanges, and what it saw
+// instead, in kwire pcap's words (TestPcapFilterMatchingNothingSaysSo):
+// it stopped saying "0 shown" and nothing of why. --api counts the
+// exchanges it kept from being copied at all too. Filters that show some
+// say nothing of the kind.
+func TestProxyFilterMatchingNothingSaysSo(t *testing.T) {
+	cluster, _ := kfakeCluster(t, kfake.SeedTopics(1, "n"))
+	seed := cluster.ListenAddrs()[0]
+	const prefix = "kwire: proxy: no exchange shown: "
+	for _, c := range []struct {
+		args []string
+		want *regexp.Regexp
+	}{
+		{[]string{"--api", "DescribeAcls"}, regexp.MustCompile(`--api DescribeAcls matched none of the (\d+) exchanges; the APIs seen: ApiVersions ×\d+, `)},
+		{[]string{"--api", "DescribeAcls", "--format", "tree"}, regexp.MustCompile(`--api DescribeAcls matched none of the (\d+) exchanges; the APIs seen: ApiVersions ×\d+, `)},
+		{[]string{"--client-id", "nobody"}, regexp.MustCompile(`--client-id "nobody" matched none of the (\d+) exchanges; the client ids seen: "someone" ×\d+\n`)},
+		{[]string{"--api", "Produce", "--client-id", "nobody", "--check"}, regexp.MustCompile(`--client-id "nobody" matched none of the (\d+) Produce exchanges; the client ids seen: "someone" ×(\d+)\n`)},
+	} {
+		p := startProxyCLI(t, append([]string{"--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson"}, c.args...)...)
+		kgoTraffic(t, p.addr, "someone", "n", 3)
+		out, errOut := p.stop(t)
+		require.Empty(t, out, c.args)
+		i := strings.Index(errOut, prefix)
+		require.GreaterOrEqual(t, i, 0, "%v:\n%s", c.args, errOut)
+		line := errOut[i+len(prefix):]
+		m := c.want.FindStringSubmatch(line[:strings.IndexByte(line, '\n')+1])
+		require.NotNil(t, m, "%v: %s", c.args, line)
+		n, _ := strconv.Atoi(m[1])
+		require.Positive(t, n)
+		require.Less(t, i, strings.Index(errOut, "proxy: stopped:"), "before the line saying it stopped")
+	}
+	// Filters that show some: nothing of the kind.
+	p := startProxyCLI(t, "--upstream", seed, "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--api", "Produce", "--client-id", "someone")
+	kgoTraffic(t, p.addr, "someone", "n", 3)
+	out, errOut := p.stop(t)
+	require.Equal(t, 3, strings.Count(out, "\n"), out)
+	require.NotContains(t, errOut, "no exchange shown")
+}
+
 // TestProxyCLISummaryAndTree: --summary prints the per-API table on
 // SIGUSR1 while running, every --every, and on exit; --format tree draws
 // each exchange as a tree.

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -85,4 +89,74 @@ func TestNewerVersionSaidPastShownFailures(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "1 more failing frame not shown", errOut)
 	require.Contains(t, errOut, "Metadata v99 is newer than kwire knows: it knows v0-13", errOut)
+}
+
+// TestNewerVersionSaidByBatchAndPcap: kwire batch and kwire pcap say, as
+// kwire decode does, once a run for each API and version, on standard
+// error, that a frame was decoded at a version newer than kwire knows,
+// at the first line or exchange that was (the workers decode out of
+// order; the run says it in input order). They said nothing of it, only
+// each frame's warning, "version 99 is newer than any known". Their
+// standard output is as it was: a line of value JSON for each.
+func TestNewerVersionSaidByBatchAndPcap(t *testing.T) {
+	const note = "Metadata v99 is newer than kwire knows: it knows v0-13"
+	const layout = "decoded v99 with the v13 layout, the newest"
+	req := exampleFrame(t, "Metadata", 13, false, 1)
+	binary.BigEndian.PutUint16(req[6:], 99) // the header's version
+	rsp := exampleFrame(t, "Metadata", 13, true, 1)
+
+	// batch: 6000 lines (chunks for several workers), each 3 a v99
+	// request, a v99 response pinned by its line object and a v13
+	// request; one line said, naming line 1.
+	known := hex.EncodeToString(exampleFrame(t, "Metadata", 13, false, 1))
+	three := hex.EncodeToString(req) + "\n" +
+		`{"hex":"` + hex.EncodeToString(rsp) + `","direction":"response","api":"Metadata","apiVersion":99}` + "\n" +
+		known + "\n"
+	const n = 6000
+	lines := strings.Repeat(three, n/3)
+	for _, jobs := range []string{"1", "4"} {
+		out, errOut, code := runCLI(t, []string{"batch", "--jobs", jobs}, []byte(lines))
+		require.Equal(t, 0, code, errOut)
+		outLines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		require.Len(t, outLines, n)
+		for i, l := range outLines {
+			require.True(t, json.Valid([]byte(l)), l)
+			require.Equal(t, i%3 != 2, strings.Contains(l, `"apiVersion":99`), "line %d: %s", i+1, l)
+		}
+		require.Equal(t, 1, strings.Count(errOut, note), "said once a run (--jobs %s):\n%.2000s", jobs, errOut)
+		require.Contains(t, errOut, "kwire: line 1: "+note)
+		require.Contains(t, errOut, layout)
+		require.Less(t, strings.Index(errOut, note), strings.Index(errOut, "version 99 is newer than any known"), "before the line's warning")
+		require.Equal(t, n/3*2, strings.Count(errOut, "version 99 is newer than any known"), "each line's warning stays")
+	}
+
+	// pcap: three exchanges at v14, request and response (a capture
+	// takes a request header for one up to 8 versions past the newest
+	// known); one line said, naming the first exchange's request.
+	const note14 = "Metadata v14 is newer than kwire knows: it knows v0-13"
+	var segs []segment
+	for corr := int32(1); corr <= 3; corr++ {
+		r := exampleFrame(t, "Metadata", 13, false, corr)
+		binary.BigEndian.PutUint16(r[6:], 14)
+		at := time.Duration(corr) * time.Millisecond
+		segs = append(segs, segment{true, at, r}, segment{false, at + 100*time.Microsecond, exampleFrame(t, "Metadata", 13, true, corr)})
+	}
+	file := segmentsPcap(t, segs...)
+	for _, args := range [][]string{{"--jobs", "1"}, {"--jobs", "4"}, {"--summary"}} {
+		out, errOut, code := runCLI(t, append(append([]string{"pcap"}, args...), file), nil)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, 1, strings.Count(errOut, note14), "said once a run (%v):\n%s", args, errOut)
+		require.Contains(t, errOut, "kwire: conn 1 correlation 1 request: "+note14, args)
+		require.Contains(t, errOut, "decoded v14 with the v13 layout, the newest")
+		if args[0] == "--summary" {
+			require.Regexp(t, `\n\s+Metadata\s+v14×3\s+3\s+0\s+`, out)
+			continue
+		}
+		outLines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		require.Len(t, outLines, 3, out)
+		for _, l := range outLines {
+			require.True(t, json.Valid([]byte(l)), l)
+			require.Contains(t, l, `"apiVersion":14`)
+		}
+	}
 }

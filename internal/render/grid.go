@@ -325,7 +325,7 @@ func ShortValue(n *tree.Node, apiKey int16) string {
 	case schema.Float64:
 		return strconv.FormatFloat(n.Float, 'g', -1, 64)
 	case schema.String:
-		return strconv.Quote(truncate(string(n.Raw), 40))
+		return strconv.Quote(Truncate(string(n.Raw), 40))
 	case schema.UUID:
 		return base64.RawURLEncoding.EncodeToString(n.Raw)
 	case schema.Records:
@@ -334,7 +334,7 @@ func ShortValue(n *tree.Node, apiKey int16) string {
 		// Text where it is text (record keys, values, header values):
 		// quoted, with its length, so the choice shows.
 		if len(n.Raw) > 0 && Printable(n.Raw) {
-			return strconv.Quote(truncate(string(n.Raw), 40)) + " (" + plural(len(n.Raw), "byte") + ")"
+			return strconv.Quote(Truncate(string(n.Raw), 40)) + " (" + plural(len(n.Raw), "byte") + ")"
 		}
 		return plural(len(n.Raw), "byte")
 	}
@@ -369,7 +369,11 @@ func Printable(b []byte) bool {
 	return true
 }
 
-func truncate(s string, max int) string {
+// Truncate is s cut to at most max bytes, at a character's start, with
+// "…" after when it was cut: how every view and message of kwire
+// shortens a text (the grid's cells, kwire pcap's and kwire proxy's
+// client ids).
+func Truncate(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
