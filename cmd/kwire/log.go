@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
@@ -1540,13 +1541,20 @@ func shortBytes(b []byte) string {
 	if !printable {
 		s = base64.StdEncoding.EncodeToString(b)
 	}
+	// A long one is cut at a character's start, and the cut is marked
+	// outside the quotes: "…" inside them would read as the value's own.
+	more := ""
 	if len(s) > 60 {
-		s = s[:57] + "..."
+		cut := 57
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s, more = s[:cut], "…"
 	}
 	if printable {
-		return strconv.Quote(s)
+		return strconv.Quote(s) + more
 	}
-	return "base64 " + s
+	return "base64 " + s + more
 }
 
 // file reads one file by its kind. alone is set for a file named on the

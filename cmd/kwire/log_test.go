@@ -171,3 +171,18 @@ func TestLogTreeNamesTransactionStatus(t *testing.T) {
 	require.Empty(t, storage.TransactionStateName(8))
 	require.Empty(t, storage.TransactionStateName(-1))
 }
+
+// TestLogShortValuesCutAtACharacter: the tree's one-line key, value and
+// header texts are cut past 60 bytes. The cut fell at byte 57 whatever
+// was there, splitting a character into \xc3-style escapes, and its
+// "..." sat inside the quotes, as if the value ended so. It is cut at a
+// character's start, and "…" follows the closing quote.
+func TestLogShortValuesCutAtACharacter(t *testing.T) {
+	v := strings.Repeat("a", 56) + "ééé"
+	require.Equal(t, `"`+strings.Repeat("a", 56)+`"…`, shortBytes([]byte(v)))
+	require.Equal(t, `"`+strings.Repeat("b", 57)+`"…`, shortBytes([]byte(strings.Repeat("b", 61))))
+	require.Equal(t, `"`+strings.Repeat("c", 60)+`"`, shortBytes([]byte(strings.Repeat("c", 60))))
+	bin := make([]byte, 60) // 80 characters of base64
+	require.Equal(t, "base64 "+strings.Repeat("A", 57)+"…", shortBytes(bin))
+	require.Equal(t, "base64 AAAA", shortBytes(make([]byte, 3)))
+}
