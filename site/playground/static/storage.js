@@ -315,17 +315,23 @@ const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Mar
 // ellipsis), and each body of CHUNK rows is skipped, layout and paint,
 // while off screen (content-visibility: auto, its height guessed from its
 // rows until drawn). The elements stay a table's (table, tbody, tr, td):
-// screen readers, find in page and the keys walk every row.
+// find in page and the keys walk every row. Chromium leaves a body not
+// drawn out of the accessibility tree, so the table says how many rows it
+// has (aria-rowcount) and each row its place (aria-rowindex, the head's
+// row the first), as a table drawn in part does.
 const CHUNK = 250;
-let widths = [];
+let widths = [], listedRows = 0;
 
 // startRecords empties the records table.
 function startRecords() {
   const t = $('st-table');
   const head = t.tHead.rows[0];
   head.replaceChildren(...COLS.map((c) => { const th = el('th', '', c); th.scope = 'col'; return th; }));
+  head.setAttribute('aria-rowindex', 1);
   for (const b of [...t.tBodies]) b.remove();
   widths = COLS.map((c) => c.length);
+  listedRows = 0;
+  t.setAttribute('aria-rowcount', 1);
   t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   $('st-count').textContent = '';
 }
@@ -351,6 +357,7 @@ function appendRecords(recs) {
     const tr = el('tr');
     tr.dataset.record = r.id;
     tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
+    tr.setAttribute('aria-rowindex', ++listedRows + 1);
     tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : '') +
       (r.internalError ? ', not decoded: ' + r.internalError : ''));
     if (r.internalError) { tr.classList.add('pg-st-bad'); tr.title = 'Not decoded: ' + r.internalError; }
@@ -397,6 +404,7 @@ function appendRecords(recs) {
     rows.appendChild(tr);
   }
   flush();
+  t.setAttribute('aria-rowcount', listedRows + 1);
   t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   rovingStop(t);
 }
