@@ -78,10 +78,9 @@ function drawWhere(where) {
   $('st-folder').textContent = where ? where.note : '';
 }
 
-// STREAM_ROWS is how many records show while the files are read: each
-// rows added lays the whole table out again (its columns fit its
-// contents), which for thousands of rows costs more than a frame, so the
-// rest come at once at the end.
+// STREAM_ROWS is how many records show while the files are read; the
+// rest come at once at the end. (Rows added, or columns widened, lay out
+// again only the bodies on screen: see CHUNK below.)
 const STREAM_ROWS = 1000;
 
 // openStorage reads the files ([{name, file}], file a File) together;
