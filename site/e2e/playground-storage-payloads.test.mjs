@@ -270,7 +270,7 @@ test('a big segment of Avro values: listed with the schema given, streaming as w
     await ops(page, 'storage') + ' time(s)');
   assert.equal(await ops(page, 'storage'), 1, 'the segment is not read again');
   assert.equal(await page.$$eval('#st-table tbody tr', (trs) => trs.length), 20000);
-  assert.equal(await page.$eval('#st-table tbody tr:last-child', (tr) => tr.cells[3].textContent), '{"customer":"customer 199 ' + 'x'.repeat(59) + '","amount":199}');
+  assert.equal(await page.$eval('#st-table tbody:last-of-type tr:last-child', (tr) => tr.cells[3].textContent), '{"customer":"customer 199 ' + 'x'.repeat(59) + '","amount":199}');
   assert.match(await page.textContent('#pay-status'), /Of the 20,000 records listed: 20,000 values decoded with schema 7 \(Avro\); 20,000 keys with no schema/);
   assert.deepEqual(page.errors, []);
   await page.close();

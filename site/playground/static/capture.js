@@ -418,20 +418,28 @@ export function rovingStop(body) {
 // capture's exchanges and the storage view's records move alike.
 export function rowKeys(body, show) {
   const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10, Home: -Infinity, End: Infinity };
+  // body is a table body, or a table whose bodies' rows are walked as one.
+  const whole = body.tagName === 'TABLE';
+  const ours = (tr) => tr && (whole ? tr.parentNode.tagName === 'TBODY' && tr.parentNode.parentNode === body : tr.parentNode === body);
   body.addEventListener('focusin', (e) => {
     const tr = e.target.closest('tr');
-    if (!tr || tr.parentNode !== body || !tr.hasAttribute('tabindex')) return;
+    if (!ours(tr) || !tr.hasAttribute('tabindex')) return;
     for (const r of body.querySelectorAll('tr[tabindex="0"]')) if (r !== tr) r.tabIndex = -1;
     tr.tabIndex = 0;
   });
   body.addEventListener('keydown', (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
     const tr = e.target.closest('tr');
-    if (!tr || tr.parentNode !== body) return;
+    if (!ours(tr)) return;
     if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); show(tr); return; }
     if (!(e.key in steps)) return;
     e.preventDefault();
-    const rows = body.rows, at = tr.sectionRowIndex;
+    let rows = body.rows, at = tr.sectionRowIndex;
+    if (whole) {
+      // The rows before tr's body, then tr's place in it.
+      rows = body.querySelectorAll(':scope > tbody > tr');
+      for (let b = tr.parentNode.previousElementSibling; b && b.tagName === 'TBODY'; b = b.previousElementSibling) at += b.rows.length;
+    }
     const to = rows[Math.max(0, Math.min(rows.length - 1, at + steps[e.key]))];
     if (!to || to === tr) return;
     to.focus();

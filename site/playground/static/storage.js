@@ -78,10 +78,9 @@ function drawWhere(where) {
   $('st-folder').textContent = where ? where.note : '';
 }
 
-// STREAM_ROWS is how many records show while the files are read: each
-// rows added lays the whole table out again (its columns fit its
-// contents), which for thousands of rows costs more than a frame, so the
-// rest come at once at the end.
+// STREAM_ROWS is how many records show while the files are read; the
+// rest come at once at the end. (Rows added, or columns widened, lay out
+// again only the bodies on screen: see CHUNK below.)
 const STREAM_ROWS = 1000;
 
 // openStorage reads the files ([{name, file}], file a File) together;
@@ -305,23 +304,59 @@ function parseExact(s) {
 
 const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Marker'];
 
+// The records table is laid out in chunks: a table's automatic layout
+// fits its columns to every cell, and for the 20,000 rows listed cost
+// Chromium 2.5 to 10 s of main-thread time, which content-visibility on a
+// table's row groups does not skip (internal table boxes take no
+// containment). So the table, its head and bodies are blocks, each row a
+// grid whose columns (--st-cols) are as wide as the longest text of theirs
+// listed (cells are cut at 120 characters; wider glyphs end in an
+// ellipsis), and each body of CHUNK rows is skipped, layout and paint,
+// while off screen (content-visibility: auto, its height guessed from its
+// rows until drawn). The elements stay a table's (table, tbody, tr, td):
+// find in page and the keys walk every row. Chromium leaves a body not
+// drawn out of the accessibility tree, so the table says how many rows it
+// has (aria-rowcount) and each row its place (aria-rowindex, the head's
+// row the first), as a table drawn in part does.
+const CHUNK = 250;
+let widths = [], listedRows = 0;
+
 // startRecords empties the records table.
 function startRecords() {
   const t = $('st-table');
   const head = t.tHead.rows[0];
   head.replaceChildren(...COLS.map((c) => { const th = el('th', '', c); th.scope = 'col'; return th; }));
-  t.tBodies[0].replaceChildren();
+  head.setAttribute('aria-rowindex', 1);
+  for (const b of [...t.tBodies]) b.remove();
+  widths = COLS.map((c) => c.length);
+  listedRows = 0;
+  t.setAttribute('aria-rowcount', 1);
+  t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   $('st-count').textContent = '';
 }
 
 // appendRecords adds rows to the records table.
 function appendRecords(recs) {
-  const body = $('st-table').tBodies[0];
-  const rows = document.createDocumentFragment();
+  const t = $('st-table');
+  let body = t.tBodies[t.tBodies.length - 1];
+  let rows = document.createDocumentFragment();
+  let room = body ? CHUNK - body.rows.length - 0 : 0;
+  // flush puts the rows made into body, and starts a body when it is full.
+  const flush = () => {
+    if (body) { body.appendChild(rows); body.style.setProperty('--rows', body.rows.length); }
+    rows = document.createDocumentFragment();
+  };
   for (const r of recs) {
+    if (room <= 0) {
+      flush();
+      body = t.appendChild(el('tbody', 'pg-st-chunk'));
+      room = CHUNK;
+    }
+    room--;
     const tr = el('tr');
     tr.dataset.record = r.id;
     tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
+    tr.setAttribute('aria-rowindex', ++listedRows + 1);
     tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : '') +
       (r.internalError ? ', not decoded: ' + r.internalError : ''));
     if (r.internalError) { tr.classList.add('pg-st-bad'); tr.title = 'Not decoded: ' + r.internalError; }
@@ -358,26 +393,31 @@ function appendRecords(recs) {
     const cells = [r.offset, ts, key ?? 'null', value ?? 'null',
       r.headers.map((h) => (h[0] ?? 'null') + '=' + (h[1] ?? 'null')).join(', '),
       r.producerId >= 0 ? r.producerId + (r.transactional ? ' (transactional)' : '') : '', r.marker || ''];
-    for (const c of cells) {
-      const s = String(c);
-      tr.appendChild(el('td', '', s.length > 120 ? s.slice(0, 120) + '…' : s));
-    }
+    cells.forEach((c, i) => {
+      let s = String(c);
+      if (s.length > 120) s = s.slice(0, 120) + '…';
+      if (s.length > widths[i]) widths[i] = s.length;
+      tr.appendChild(el('td', '', s));
+    });
     tr.addEventListener('click', () => pickRecord(r.id));
     rows.appendChild(tr);
   }
-  body.appendChild(rows);
-  rovingStop(body);
+  flush();
+  t.setAttribute('aria-rowcount', listedRows + 1);
+  t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
+  rovingStop(t);
 }
 
-// The keys walk the records as they walk a capture's exchanges.
-rowKeys($('st-table').tBodies[0], (tr) => pickRecord(+tr.dataset.record));
+// The keys walk the records as they walk a capture's exchanges, across
+// the table's bodies.
+rowKeys($('st-table'), (tr) => pickRecord(+tr.dataset.record));
 
 // pickRecord draws record id's key and value.
 export async function pickRecord(id) {
   const s = st.storage;
   if (!s) return;
   s.current = id;
-  for (const tr of $('st-table').tBodies[0].rows) tr.toggleAttribute('aria-current', +tr.dataset.record === id);
+  for (const tr of $('st-table').querySelectorAll('tbody > tr')) tr.toggleAttribute('aria-current', +tr.dataset.record === id);
   const gen = st.gen;
   const r = await rpc('storageRecord', id);
   // (Another record picked meanwhile, as arrow keys held down do, draws instead.)
