@@ -33,12 +33,13 @@ package capture
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"net/netip"
 	"sort"
 	"strconv"
 	"time"
+
+	"github.com/kwire/kwire/internal/textfmt"
 )
 
 // Options control Read and ReadFunc. The zero value is usable.
@@ -201,7 +202,7 @@ type Conn struct {
 }
 
 func (c *Conn) String() string {
-	return fmt.Sprintf("conn %d %s->%s", c.ID, c.Client, c.Broker)
+	return textfmt.Sprintf("conn %d %s->%s", c.ID, c.Client, c.Broker)
 }
 
 // Frame is one Kafka frame: the 4-byte big-endian size prefix and the
@@ -490,7 +491,7 @@ func (e *engine) run(r io.Reader) error {
 		return ErrStopped
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFormat, err)
+		return textfmt.Errorf("%w: %v", ErrFormat, err)
 	}
 	if ng, ok := src.(*ngReader); ok {
 		ng.secrets = e.addSecrets
@@ -506,7 +507,7 @@ func (e *engine) run(r io.Reader) error {
 			} else if rerr != io.EOF {
 				// Past the cap too: that the file is not whole is worth
 				// more than any note about a connection.
-				n := Note{Packet: e.pkt, Message: fmt.Sprintf("file truncated or corrupt after packet %d: %v", e.res.Packets, rerr)}
+				n := Note{Packet: e.pkt, Message: textfmt.Sprintf("file truncated or corrupt after packet %d: %v", e.res.Packets, rerr)}
 				e.res.Truncation = &n
 				e.res.Notes = append(e.res.Notes, n)
 			}

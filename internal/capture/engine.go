@@ -2,13 +2,13 @@ package capture
 
 import (
 	"encoding/binary"
-	"fmt"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/positive"
+	"github.com/kwire/kwire/internal/textfmt"
 )
 
 type connKey struct{ a, b Endpoint }
@@ -113,7 +113,7 @@ func (e *engine) note(c *Conn, format string, args ...any) {
 		e.dropped++
 		return
 	}
-	e.res.Notes = append(e.res.Notes, Note{Packet: e.pkt, Conn: c, Message: fmt.Sprintf(format, args...)})
+	e.res.Notes = append(e.res.Notes, Note{Packet: e.pkt, Conn: c, Message: textfmt.Sprintf(format, args...)})
 }
 
 func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
@@ -453,7 +453,7 @@ func (e *engine) finish() {
 		if e.opts.MaxBuffered%(1<<20) == 0 {
 			limit = strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
 		}
-		n.Message = fmt.Sprintf("%s %s: what all connections held for frames not yet whole passed %s; %s %d bytes held were dropped, the rest streamed past",
+		n.Message = textfmt.Sprintf("%s %s: what all connections held for frames not yet whole passed %s; %s %d bytes held were dropped, the rest streamed past",
 			what, n.Message, limit, their, e.cutBytes)
 		e.res.Notes = append(e.res.Notes, n)
 	}
@@ -461,7 +461,7 @@ func (e *engine) finish() {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}
 	if e.dropped > 0 {
-		e.res.Notes = append(e.res.Notes, Note{Message: fmt.Sprintf("%d more notes not shown", e.dropped)})
+		e.res.Notes = append(e.res.Notes, Note{Message: textfmt.Sprintf("%d more notes not shown", e.dropped)})
 	}
 	// Responses paired late with their request live on in that request's
 	// exchange only.

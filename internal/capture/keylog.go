@@ -3,11 +3,11 @@ package capture
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/kwire/kwire/internal/textfmt"
 )
 
 // KeyLog holds TLS session secrets in the NSS key log format, the lines
@@ -66,7 +66,7 @@ func ParseKeyLog(r io.Reader) (*KeyLog, error) {
 		if first == "" {
 			return nil, ErrKeyLog
 		}
-		return nil, fmt.Errorf("%w (%s; a line is LABEL CLIENT_RANDOM SECRET, in hex)", ErrKeyLog, first)
+		return nil, textfmt.Errorf("%w (%s; a line is LABEL CLIENT_RANDOM SECRET, in hex)", ErrKeyLog, first)
 	}
 	return k, nil
 }
@@ -91,15 +91,15 @@ func (k *KeyLog) Sessions() int {
 // max > 0 bounds the sessions k may hold.
 func (k *KeyLog) add(t []byte, max int) bool {
 	f := bytes.Fields(t)
-	if len(f) != 3 || hex.DecodedLen(len(f[1])) != 32 || len(f[2])%2 != 0 || len(f[2]) > 2*64 {
+	if len(f) != 3 || len(f[1]) != 2*32 || len(f[2])%2 != 0 || len(f[2]) > 2*64 {
 		return false
 	}
 	var cr [32]byte
-	if _, err := hex.Decode(cr[:], f[1]); err != nil {
+	if !unhex(cr[:], f[1]) {
 		return false
 	}
 	secret := make([]byte, len(f[2])/2)
-	if _, err := hex.Decode(secret, f[2]); err != nil {
+	if !unhex(secret, f[2]) {
 		return false
 	}
 	s := k.m[cr]
@@ -181,4 +181,35 @@ func (k *KeyLog) lookup(cr [32]byte) *tlsSecrets {
 		return nil
 	}
 	return k.m[cr]
+}
+
+// unhex decodes src, hex digits of either case, into dst, which is half
+// its length: what encoding/hex.Decode does, whose InvalidByteError
+// formats with fmt (see internal/textfmt) and would link it into
+// capture.wasm.
+func unhex(dst, src []byte) bool {
+	if len(src) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, ok1 := unhexDigit(src[2*i])
+		lo, ok2 := unhexDigit(src[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+func unhexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

@@ -9,8 +9,6 @@ import (
 	"math/bits"
 	"strconv"
 	"time"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 // The file formats are read here rather than with gopacket's pcapgo: pcapgo
@@ -45,7 +43,7 @@ func openLayer(br *bufio.Reader, gunzip bool) (fileReader, error) {
 		if !gunzip {
 			return nil, errors.New("gzip inside gzip")
 		}
-		zr, err := gzip.NewReader(br)
+		zr, err := newGunzip(br)
 		if err != nil {
 			return nil, err
 		}

@@ -3,13 +3,13 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
 	"sort"
 	"time"
 	"unsafe"
 
 	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/internal/textfmt"
 )
 
 // half is one direction of a TCP connection: sequence-number reassembly
@@ -580,7 +580,7 @@ func (h *half) cut() {
 	}
 	e := h.e
 	if e.cuts == 0 {
-		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: fmt.Sprintf("stream offset %d of %s", h.bufOff, h.stream())}
+		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: textfmt.Sprintf("stream offset %d of %s", h.bufOff, h.stream())}
 	}
 	e.cuts++
 	e.cutBytes += int64(n)

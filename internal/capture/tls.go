@@ -412,7 +412,7 @@ func (h *half) tlsKeys(late bool) bool {
 			s.wait = true
 			return false
 		}
-		h.tlsDrop("TLS: %s; the key log has no %s for its client random %x: encrypted, not decoded", tlsVersionName(s.version), h.e.missingSecrets(s.cr, s.version), s.cr)
+		h.tlsDrop("TLS: %s; the key log has no %s for its client random %x: encrypted, not decoded", tlsVersionName(s.version), h.e.missingSecrets(s.cr, s.version), s.cr[:])
 		return false
 	}
 	s.sec, s.wait = sec, false

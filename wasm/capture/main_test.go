@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
@@ -327,5 +329,32 @@ func TestSummaryLatencyRounded(t *testing.T) {
 	out := string(summaryJSON(&capture.Result{Conns: []*capture.Conn{c}, Exchanges: []*capture.Exchange{x}}, [][]byte{nil}, nil, nil))
 	if !strings.Contains(out, `"latencyMs":1.235`) {
 		t.Fatalf("no latencyMs 1.235 in %s", out)
+	}
+}
+
+// TestGzippedCaptureSameSummary: a gzipped capture reads as the capture
+// itself. capture.wasm inflates it with the standard library's gunzip
+// (internal/capture/gunzip_js.go), not klauspost/compress's, which every
+// other build uses (run this test with -tags kwire_hostinflate too); a
+// damaged stream is said in a note.
+func TestGzippedCaptureSameSummary(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/captures/kafka.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	w.Write(b)
+	w.Close()
+	plain := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(b)}).(map[string]any)
+	zipped := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(z.Bytes())}).(map[string]any)
+	if plain["summary"] == nil || zipped["summary"] != plain["summary"] {
+		t.Fatalf("gzipped capture's summary differs:\n got %.300v\nwant %.300v", zipped, plain["summary"])
+	}
+	bad := bytes.Clone(z.Bytes())
+	bad[len(bad)-5] ^= 0xff // the CRC-32 the trailer holds
+	r := readCapture(js.Undefined(), []js.Value{glue.Uint8Array(bad)}).(map[string]any)
+	if s, _ := r["summary"].(string); !strings.Contains(s, "file truncated or corrupt after packet 23: gzip: invalid checksum") {
+		t.Errorf("damaged gzip: got %v, want a note of the checksum error", r)
 	}
 }

@@ -4,8 +4,9 @@ package glue
 
 import (
 	"errors"
-	"fmt"
 	"syscall/js"
+
+	"github.com/kwire/kwire/internal/textfmt"
 )
 
 // A js.FuncOf callback must not block: JavaScript waits for it, so a
@@ -29,7 +30,7 @@ func Promise(work func() (any, error)) js.Value {
 		v, err := func() (v any, err error) {
 			defer func() {
 				if r := recover(); r != nil {
-					err = fmt.Errorf("internal error: %v", r)
+					err = textfmt.Errorf("internal error: %v", r)
 				}
 			}()
 			return work()
