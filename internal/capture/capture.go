@@ -491,7 +491,7 @@ func (e *engine) run(r io.Reader) error {
 		return ErrStopped
 	}
 	if err != nil {
-		return textfmt.Errorf("%w: %v", ErrFormat, err)
+		return textfmt.Wrap(ErrFormat, ": %v", err)
 	}
 	if ng, ok := src.(*ngReader); ok {
 		ng.secrets = e.addSecrets

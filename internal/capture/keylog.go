@@ -66,7 +66,7 @@ func ParseKeyLog(r io.Reader) (*KeyLog, error) {
 		if first == "" {
 			return nil, ErrKeyLog
 		}
-		return nil, textfmt.Errorf("%w (%s; a line is LABEL CLIENT_RANDOM SECRET, in hex)", ErrKeyLog, first)
+		return nil, textfmt.Wrap(ErrKeyLog, " (%s; a line is LABEL CLIENT_RANDOM SECRET, in hex)", first)
 	}
 	return k, nil
 }

@@ -1,7 +1,7 @@
 // Package textfmt formats a message as fmt.Sprintf does, for the few verbs
 // and argument types kwire's capture notes use, without fmt: %d of an
 // integer, %s and %v of a string, an error or a String method, %x and % x
-// of a byte slice, %w of an error, %%. fmt's printer reaches reflect and
+// of a byte slice, %%; Wrap for fmt.Errorf's %w. fmt's printer reaches reflect and
 // every type's formatting, and linking it cost capture.wasm 73 KB gzip,
 // which internal/capture alone (its notes) and wasm/internal/glue made it
 // link. An argument of another type, a verb it does not know, or a
@@ -9,10 +9,7 @@
 // rather than panicking; an extra argument is left out.
 package textfmt
 
-import (
-	"errors"
-	"strconv"
-)
+import "strconv"
 
 const hexDigits = "0123456789abcdef"
 
@@ -51,39 +48,11 @@ func Sprintf(format string, args ...any) string {
 	return string(b)
 }
 
-// Errorf is fmt.Errorf for these verbs: the error wraps the argument of
-// its %w, the one it may have.
-func Errorf(format string, args ...any) error {
-	s := Sprintf(format, args...)
-	for i := 0; i+1 < len(format); i++ {
-		if format[i] == '%' && format[i+1] == 'w' {
-			if e, ok := argOf(format, i, args).(error); ok {
-				return &wrapError{s, e}
-			}
-		}
-	}
-	return errors.New(s)
-}
-
-// argOf is the argument of the verb at format[at].
-func argOf(format string, at int, args []any) any {
-	n := 0
-	for i := 0; i < at; i++ {
-		if format[i] != '%' {
-			continue
-		}
-		i++
-		if i < len(format) && format[i] == ' ' {
-			i++
-		}
-		if i < len(format) && format[i] != '%' {
-			n++
-		}
-	}
-	if n < len(args) {
-		return args[n]
-	}
-	return nil
+// Wrap returns an error that says err, then format's text, and wraps err
+// (fmt.Errorf("%w"+format, err, args...)). format has no %w: vet's
+// printf check, told of Sprintf (.ci/run), checks it as a printf format.
+func Wrap(err error, format string, args ...any) error {
+	return &wrapError{err.Error() + Sprintf(format, args...), err}
 }
 
 type wrapError struct {
@@ -125,7 +94,7 @@ func appendArg(b []byte, verb byte, space bool, a any) []byte {
 		case uint64:
 			return strconv.AppendUint(b, v, 10)
 		}
-	case 's', 'v', 'w':
+	case 's', 'v':
 		switch v := a.(type) {
 		case error:
 			return append(b, v.Error()...)

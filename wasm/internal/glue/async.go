@@ -30,7 +30,7 @@ func Promise(work func() (any, error)) js.Value {
 		v, err := func() (v any, err error) {
 			defer func() {
 				if r := recover(); r != nil {
-					err = textfmt.Errorf("internal error: %v", r)
+					err = errors.New(textfmt.Sprintf("internal error: %v", r))
 				}
 			}()
 			return work()
