@@ -22,7 +22,8 @@ func (c *byteCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readChecked reads log with o, feeding the checks, as kwire log does.
+// readChecked reads log with o, feeding the checks, as kwire log does,
+// reading on past damaged regions, which it returns too.
 func readChecked(t *testing.T, log []byte, o SegmentOptions, checks ...*IndexCheck) ([]*Batch, []*DamageError, error) {
 	t.Helper()
 	s := NewSegment(bytes.NewReader(log), o)
@@ -49,6 +50,7 @@ func readChecked(t *testing.T, log []byte, o SegmentOptions, checks ...*IndexChe
 			return out, damage, err
 		}
 		cp := *b
+		cp.Bytes = append([]byte(nil), b.Bytes...)
 		out = append(out, &cp)
 		end, last = b.Position+b.Size(), b.LastOffset
 		for _, c := range checks {

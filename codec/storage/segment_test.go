@@ -44,37 +44,7 @@ func readAll(t *testing.T, log []byte, checks ...*IndexCheck) ([]*Batch, error) 
 // returns too.
 func readAllDamage(t *testing.T, log []byte, checks ...*IndexCheck) ([]*Batch, []*DamageError, error) {
 	t.Helper()
-	s := NewSegment(bytes.NewReader(log), SegmentOptions{})
-	var out []*Batch
-	var damage []*DamageError
-	var end, last int64 = 0, -1
-	for {
-		b, err := s.Next()
-		var de *DamageError
-		if errors.As(err, &de) {
-			damage = append(damage, de)
-			for _, c := range checks {
-				c.Damage(de)
-			}
-			continue
-		}
-		if err != nil {
-			for _, c := range checks {
-				c.End(end, last, err)
-			}
-			if errors.Is(err, io.EOF) {
-				return out, damage, nil
-			}
-			return out, damage, err
-		}
-		cp := *b
-		cp.Bytes = append([]byte(nil), b.Bytes...)
-		out = append(out, &cp)
-		for _, c := range checks {
-			c.Batch(b)
-		}
-		end, last = b.Position+b.Size(), b.LastOffset
-	}
+	return readChecked(t, log, SegmentOptions{}, checks...)
 }
 
 func TestSegmentReadsEveryBatchWithItsPosition(t *testing.T) {
