@@ -340,7 +340,7 @@ function appendRecords(recs) {
   const t = $('st-table');
   let body = t.tBodies[t.tBodies.length - 1];
   let rows = document.createDocumentFragment();
-  let room = body ? CHUNK - body.rows.length - 0 : 0;
+  let room = body ? CHUNK - body.rows.length : 0;
   // flush puts the rows made into body, and starts a body when it is full.
   const flush = () => {
     if (body) { body.appendChild(rows); body.style.setProperty('--rows', body.rows.length); }
