@@ -3,7 +3,6 @@ package storage
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"testing"
 
@@ -22,41 +21,10 @@ func (c *byteCounter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// readChecked reads log with o, feeding the checks, as kwire log does,
-// reading on past damaged regions, which it returns too.
+// readChecked is readOpts feeding the checks, as kwire log does.
 func readChecked(t *testing.T, log []byte, o SegmentOptions, checks ...*IndexCheck) ([]*Batch, []*DamageError, error) {
 	t.Helper()
-	s := NewSegment(bytes.NewReader(log), o)
-	var out []*Batch
-	var damage []*DamageError
-	var end, last int64 = 0, -1
-	for {
-		b, err := s.Next()
-		var de *DamageError
-		if errors.As(err, &de) {
-			damage = append(damage, de)
-			for _, c := range checks {
-				c.Damage(de)
-			}
-			continue
-		}
-		if err != nil {
-			for _, c := range checks {
-				c.End(end, last, err)
-			}
-			if errors.Is(err, io.EOF) {
-				err = nil
-			}
-			return out, damage, err
-		}
-		cp := *b
-		cp.Bytes = append([]byte(nil), b.Bytes...)
-		out = append(out, &cp)
-		end, last = b.Position+b.Size(), b.LastOffset
-		for _, c := range checks {
-			c.Batch(b)
-		}
-	}
+	return readOpts(log, o, checks...)
 }
 
 // offsetIndex is an .index of the (relative offset, position) pairs.

@@ -76,25 +76,37 @@ func TestSkippedBatchIsDescribedByItsHeader(t *testing.T) {
 	require.Zero(t, tc.Count, "%v", tc.Problems)
 }
 
-// readOpts reads log to its end with o, reading on past damaged regions.
-func readOpts(log []byte, o SegmentOptions) (bs []*Batch, damage []*DamageError, err error) {
+// readOpts reads log to its end with o, reading on past damaged regions,
+// feeding the checks (kwire log feeds its .index checks so).
+func readOpts(log []byte, o SegmentOptions, checks ...*IndexCheck) (bs []*Batch, damage []*DamageError, err error) {
 	s := NewSegment(bytes.NewReader(log), o)
+	var end, last int64 = 0, -1
 	for {
 		b, err := s.Next()
 		var de *DamageError
 		if errors.As(err, &de) {
 			damage = append(damage, de)
+			for _, c := range checks {
+				c.Damage(de)
+			}
 			continue
 		}
-		if errors.Is(err, io.EOF) {
-			return bs, damage, nil
-		}
 		if err != nil {
+			for _, c := range checks {
+				c.End(end, last, err)
+			}
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
 			return bs, damage, err
 		}
 		cp := *b
 		cp.Bytes = append([]byte(nil), b.Bytes...)
 		bs = append(bs, &cp)
+		end, last = b.Position+b.Size(), b.LastOffset
+		for _, c := range checks {
+			c.Batch(b)
+		}
 	}
 }
 
