@@ -11,7 +11,6 @@ import (
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/jsontext"
-	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/internal/encinput"
 	"github.com/kwire/kwire/internal/input"
 )
@@ -89,16 +88,12 @@ but bytes and records come from their own value, not their children.`,
 			fail(e, "%sline %d: %v", named(first.name), first.line, first.err)
 			return 1
 		}
-		if n, ok, err := zeroLine(first.v); ok && err == nil {
-			out.zeros(n)
-			return status
-		}
-		b, err := encodeDoc(first.v, opts)
+		b, zeros, err := encodeDoc(first.v, opts)
 		if err != nil {
 			fail(e, "%v", namedError(anInput{name: first.name}, err))
 			return 1
 		}
-		out.frame(b)
+		out.frameZeros(b, zeros)
 		if ps := encinput.NotGiven(first.v); len(ps) > 0 {
 			fail(e, "%s%s", named(first.name), encinput.NotGivenNote(ps))
 		}
@@ -112,16 +107,13 @@ but bytes and records come from their own value, not their children.`,
 		docs++
 		oneLineEach = oneLineEach && !d.multiLine
 		var b []byte
+		var zeros int64
 		err := d.err
 		if err == nil {
-			if n, ok, zerr := zeroLine(d.v); ok && zerr == nil {
-				out.zeros(n)
-				return
-			}
-			b, err = encodeDoc(d.v, opts)
+			b, zeros, err = encodeDoc(d.v, opts)
 		}
 		if err == nil {
-			out.frame(b)
+			out.frameZeros(b, zeros)
 			if ps := encinput.NotGiven(d.v); len(ps) > 0 {
 				if noted++; noted <= maxNotedDocs {
 					fail(e, "%sline %d: %s", named(d.name), d.line, encinput.NotGivenNote(ps))
@@ -166,20 +158,21 @@ but bytes and records come from their own value, not their children.`,
 }
 
 // encodeDoc encodes a document: value JSON (a frame's, or a storage
-// line's), or annotated JSON read back as the value JSON of its frame. An
+// line's, whose bytes are b followed by zeros zero bytes, counted rather
+// than held), or annotated JSON read back as the value JSON of its frame. An
 // annotated document that does not hold its frame whole is refused with
 // what to pass instead: it would otherwise fail as "buffers: unknown
 // field", which says nothing of why.
-func encodeDoc(v any, opts codec.EncodeOptions) ([]byte, error) {
+func encodeDoc(v any, opts codec.EncodeOptions) (b []byte, zeros int64, err error) {
 	if encinput.Annotated(v) {
 		val, err := encinput.FromAnnotated(v)
 		if err != nil {
-			return nil, errors.New("annotated JSON (kwire decode --format annotated) that cannot be encoded: " + err.Error() +
+			return nil, 0, errors.New("annotated JSON (kwire decode --format annotated) that cannot be encoded: " + err.Error() +
 				"; pass value JSON instead, as kwire decode prints it by default or with --format ndjson")
 		}
 		v = val
 	}
-	b, err := encodeAny(v, opts)
+	b, zeros, err = encodeAny(v, opts)
 	// An apiName no API has is said with the name meant, as --api says it.
 	var ee *codec.EncodeError
 	if errors.As(err, &ee) && ee.Path == "apiName" {
@@ -189,7 +182,7 @@ func encodeDoc(v any, opts codec.EncodeOptions) ([]byte, error) {
 			}
 		}
 	}
-	return b, err
+	return b, zeros, err
 }
 
 // countOf is how many of args are a.
@@ -496,28 +489,52 @@ func (f frameWriter) frame(b []byte) error {
 	return writeHexLine(f.w, b)
 }
 
-// zeros writes n zero bytes (a log line that stands for them), in pieces.
-func (f frameWriter) zeros(n int64) error {
-	if f.as == "hex" {
-		return writeHexZeros(f.w, n)
+// frameZeros writes b followed by n zero bytes as one frame (a log line
+// whose zeros storage.EncodeLineZeros counted: up to 256 MiB of them
+// asked for by a line of a few hundred bytes), the zeros in pieces,
+// never held.
+func (f frameWriter) frameZeros(b []byte, n int64) error {
+	if n == 0 {
+		return f.frame(b)
 	}
-	piece := make([]byte, min(n, b64Piece))
-	for ; n > b64Piece; n -= b64Piece {
-		if err := f.piece(piece); err != nil {
+	// Pieces of b64Piece bytes, a multiple of 3, join in base64 with no
+	// padding between them: b's bytes, then zeros, fill each.
+	piece := make([]byte, 0, min(int64(len(b))+n, b64Piece))
+	var enc []byte
+	for {
+		k := copy(piece[len(piece):cap(piece)], b)
+		piece, b = piece[:len(piece)+k], b[k:]
+		z := min(n, int64(cap(piece)-len(piece)))
+		piece = append(piece, zeroBlock[:z]...)
+		n -= z
+		if len(b) == 0 && n == 0 {
+			return f.frame(piece)
+		}
+		var err error
+		if enc, err = f.piece(enc, piece); err != nil {
 			return err
 		}
+		piece = piece[:0]
 	}
-	return f.frame(piece[:n])
 }
 
-// piece writes b, a part of a frame b64Piece bytes long, with no line end.
-func (f frameWriter) piece(b []byte) error {
-	if f.as == "base64" {
-		_, err := f.w.Write(base64.StdEncoding.AppendEncode(nil, b))
-		return err
+// zeroBlock is a piece's worth of zeros.
+var zeroBlock [b64Piece]byte
+
+// piece writes b, a part of a frame b64Piece bytes long, with no line
+// end, encoding it into enc (returned, for the next piece).
+func (f frameWriter) piece(enc, b []byte) ([]byte, error) {
+	switch f.as {
+	case "base64":
+		b = base64.StdEncoding.AppendEncode(enc[:0], b)
+	case "hex":
+		b = hex.AppendEncode(enc[:0], b)
+	default:
+		_, err := f.w.Write(b)
+		return enc, err
 	}
 	_, err := f.w.Write(b)
-	return err
+	return b, err
 }
 
 // b64Piece is how many bytes writeBase64Line turns into base64 at a time:
@@ -538,9 +555,9 @@ func writeBase64Line(w io.Writer, b []byte) error {
 	return err
 }
 
-// hexPiece is how many bytes writeHexLine and writeHexZeros turn into hex
-// at a time: a frame or a log line's zeros (up to 256 MiB) is written in
-// pieces, never held a second and third time as hex and as a string.
+// hexPiece is how many bytes writeHexLine turns into hex at a time: a
+// frame is written in pieces, never held a second and third time as hex
+// and as a string.
 const hexPiece = 32 << 10
 
 // writeHexLine writes b as a line of hex, stopping at a write error.
@@ -554,30 +571,6 @@ func writeHexLine(w io.Writer, b []byte) error {
 	}
 	_, err := w.Write(append(hex.AppendEncode(buf[:0], b), '\n'))
 	return err
-}
-
-// writeHexZeros writes n zero bytes as a line of hex, a piece at a time,
-// stopping at a write error.
-func writeHexZeros(w io.Writer, n int64) error {
-	piece := bytes.Repeat([]byte("00"), int(min(n, hexPiece)))
-	for ; n > hexPiece; n -= hexPiece {
-		if _, err := w.Write(piece); err != nil {
-			return err
-		}
-	}
-	_, err := w.Write(append(piece[:2*n:2*n], '\n'))
-	return err
-}
-
-// zeroLine reports whether v is a line of kwire log's JSON that stands
-// for zeros alone, and how many (storage.ZeroLine).
-func zeroLine(v any) (int64, bool, error) {
-	if obj, ok := v.(map[string]any); ok {
-		if kind, ok := obj["kind"].(string); ok {
-			return storage.ZeroLine(kind, obj)
-		}
-	}
-	return 0, false, nil
 }
 
 // maxNotedDocs is how many documents of a stream have the fields they

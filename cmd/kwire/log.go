@@ -2108,13 +2108,15 @@ func (c *logCmd) quorumState(p string) {
 }
 
 // encodeAny encodes one JSON value for kwire encode: a line kwire log
-// wrote (it has "kind") gives the bytes it was read from, any other value
-// a frame (codec.Encode).
-func encodeAny(v any, opts codec.EncodeOptions) ([]byte, error) {
+// wrote (it has "kind") gives the bytes it was read from, b followed by
+// zeros zero bytes (storage.EncodeLineZeros: counted, for the caller to
+// write in pieces), any other value a frame (codec.Encode).
+func encodeAny(v any, opts codec.EncodeOptions) (b []byte, zeros int64, err error) {
 	if obj, ok := v.(map[string]any); ok {
 		if kind, ok := obj["kind"].(string); ok {
-			return storage.EncodeLine(kind, obj)
+			return storage.EncodeLineZeros(kind, obj)
 		}
 	}
-	return codec.Encode(nil, v, opts)
+	b, err = codec.Encode(nil, v, opts)
+	return b, 0, err
 }

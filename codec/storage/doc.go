@@ -65,7 +65,8 @@
 //
 // KindOf recognises a file by its name, PartitionDir a partition
 // directory's. EncodeLine turns kwire log's JSON lines back into the bytes
-// they were read from. The calls into the codec's walk and its records
+// they were read from (EncodeLineZeros with the zeros that end them
+// counted, for a caller to write in pieces). The calls into the codec's walk and its records
 // reader are gathered in codec.go (but for WriteJSON's streaming records
 // writer, in batchjson.go).
 package storage

@@ -32,7 +32,29 @@ import (
 // partition.metadata, quorum-state) carry what was read, not the text: an
 // error says they have no bytes to give. Other lines that describe rather
 // than hold bytes (summaries, problems) give none.
+//
+// The zeros it gives are held in memory: EncodeLineZeros counts them
+// instead.
 func EncodeLine(kind string, v map[string]any) ([]byte, error) {
+	b, zeros, err := EncodeLineZeros(kind, v)
+	if err != nil || zeros == 0 {
+		return b, err
+	}
+	out := make([]byte, int64(len(b))+zeros)
+	copy(out, b)
+	return out, nil
+}
+
+// EncodeLineZeros is EncodeLine with the zeros that end the bytes left
+// out and counted: EncodeLine gives b followed by zeros zero bytes. A
+// line that stands for zeros alone (a tail of zeros without its bytes,
+// an index's unused space) gives no bytes and their count; a torn tail
+// carrying its bytes up to "zeroFrom" gives those bytes and the zeros
+// after them ("size" in all); any other line gives its bytes and 0. A
+// caller writing them out (kwire encode) writes the zeros in pieces
+// rather than hold them, since a line of a few hundred bytes may ask for
+// MaxUnused of them.
+func EncodeLineZeros(kind string, v map[string]any) (b []byte, zeros int64, err error) {
 	switch kind {
 	case "batch":
 		b, ok := v["batch"].(map[string]any)
@@ -40,89 +62,92 @@ func EncodeLine(kind string, v map[string]any) ([]byte, error) {
 			if why, ok := v["skipped"].(string); ok {
 				// --max-batch passed the entry over: its bytes were
 				// never read, so they are not in the line.
-				return nil, errorf("skipped", "the entry was not read ("+why+"), so this line does not carry its bytes: read it again with a larger limit (kwire log --max-batch)")
+				return nil, 0, errorf("skipped", "the entry was not read ("+why+"), so this line does not carry its bytes: read it again with a larger limit (kwire log --max-batch)")
 			}
-			return nil, errorf("batch", "expected the entry's records JSON")
+			return nil, 0, errorf("batch", "expected the entry's records JSON")
 		}
 		if in, ok := v["internal"].([]any); ok {
 			topic, _ := v["topic"].(string)
 			if err := applyInternal(b, topic, in); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
-		return encodeBatches(nil, b)
+		p, err := encodeBatches(nil, b)
+		return p, 0, err
 	case "tail", "index-unused", "timeindex-unused":
-		if n, ok, err := ZeroLine(kind, v); ok || err != nil {
+		if n, ok, err := zeroLine(kind, v); ok || err != nil {
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
-			return make([]byte, n), nil
+			return []byte{}, n, nil
 		}
 		if _, ok := v["bytes"]; !ok {
-			return nil, errorf("bytes", "the tail was too large to carry its bytes")
+			return nil, 0, errorf("bytes", "the tail was too large to carry its bytes")
 		}
 		b, err := rawPart(v, "bytes")
 		if err != nil || kind != "tail" {
-			return b, err
+			return b, 0, err
 		}
-		return zeroPadded(b, v)
+		return zerosAfter(b, v)
 	case "damage":
 		if _, ok := v["bytes"]; !ok {
-			return nil, errorf("bytes", "the damaged region was too large to carry its bytes")
+			return nil, 0, errorf("bytes", "the damaged region was too large to carry its bytes")
 		}
-		return rawPart(v, "bytes")
+		b, err := rawPart(v, "bytes")
+		return b, 0, err
 	case "index", "timeindex", "txnindex":
-		return encodeIndexEntry(kind, v)
+		b, err := encodeIndexEntry(kind, v)
+		return b, 0, err
 	case "index-tail", "timeindex-tail", "txnindex-tail":
-		return rawPart(v, "bytes")
+		b, err := rawPart(v, "bytes")
+		return b, 0, err
 	case "producer-snapshot":
-		return EncodeProducerSnapshot(v)
+		b, err := EncodeProducerSnapshot(v)
+		return b, 0, err
 	case "leader-epoch", "offset-checkpoint", "leader-epoch-error", "offset-checkpoint-error", "meta-properties", "partition-metadata", "quorum-state":
 		// What a text file holds, read, not its text: giving nothing
 		// would pass for an empty file.
-		return nil, errorf("kind", "a line of a text file ("+kind+") says what the file holds, not its bytes: there are none to give back (copy the file itself)")
+		return nil, 0, errorf("kind", "a line of a text file ("+kind+") says what the file holds, not its bytes: there are none to give back (copy the file itself)")
 	}
-	return []byte{}, nil
+	return []byte{}, 0, nil
 }
 
-// zeroPadded is the tail b, the bytes a tail line carries, with the zeros
-// that end it: a torn tail too large to carry whole carries its bytes up
-// to "zeroFrom", and "size" says how many zeros follow them (at most
-// MaxUnused).
-func zeroPadded(b []byte, v map[string]any) ([]byte, error) {
+// zerosAfter counts the zeros that end the tail whose bytes b a line
+// carries: a torn tail too large to carry whole carries its bytes up to
+// "zeroFrom", and "size" says how many zeros follow them (at most
+// MaxUnused); 0 for a tail carried whole.
+func zerosAfter(b []byte, v map[string]any) ([]byte, int64, error) {
 	if _, ok := v["zeroFrom"]; !ok {
-		return b, nil
+		return b, 0, nil
 	}
 	pos, err := intField(v, "position", "", 0, math.MaxInt64)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	from, err := intField(v, "zeroFrom", "", pos, math.MaxInt64)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	size, err := intField(v, "size", "", 0, math.MaxInt64)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if int64(len(b)) == size || pos+int64(len(b)) != from {
-		return b, nil
+		return b, 0, nil
 	}
 	if size-int64(len(b)) > MaxUnused {
-		return nil, errorf("size", "the tail's zeros after its bytes ("+strconv.FormatInt(size-int64(len(b)), 10)+") are more than are written back ("+strconv.Itoa(MaxUnused)+")")
+		return nil, 0, errorf("size", "the tail's zeros after its bytes ("+strconv.FormatInt(size-int64(len(b)), 10)+") are more than are written back ("+strconv.Itoa(MaxUnused)+")")
 	}
 	if size < int64(len(b)) {
-		return nil, errorf("size", "the tail's size is less than its bytes")
+		return nil, 0, errorf("size", "the tail's size is less than its bytes")
 	}
-	return append(b, make([]byte, size-int64(len(b)))...), nil
+	return b, size - int64(len(b)), nil
 }
 
-// ZeroLine reports whether a line of kwire log's JSON stands for zeros
+// zeroLine reports whether a line of kwire log's JSON stands for zeros
 // alone (a tail of zeros without its bytes, an index's unused space), and
-// how many: EncodeLine gives that many zero bytes, which a caller writing
-// them out (kwire encode) can write in pieces rather than hold, since a
-// line of a few dozen bytes may ask for MaxUnused of them.
-func ZeroLine(kind string, v map[string]any) (n int64, ok bool, err error) {
+// how many.
+func zeroLine(kind string, v map[string]any) (n int64, ok bool, err error) {
 	switch kind {
 	case "tail":
 		if _, has := v["bytes"]; has {
