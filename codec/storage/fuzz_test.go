@@ -64,11 +64,21 @@ func FuzzSegment(f *testing.F) {
 	clear(zeroed[at[1]-20 : at[1]])
 	f.Add(append(append(append([]byte(nil), zeroed[:at[1]]...), make([]byte, 300)...), log[at[1]:]...))
 	f.Add(append(append([]byte(nil), zeroed[:at[1]]...), make([]byte, 300)...))
+	// An entry longer than the small MaxBatch of the last pass below, cut
+	// short in preallocated space.
+	big, last := bigLast()
+	f.Add(append(append([]byte(nil), big[:last+200]...), make([]byte, int64(len(big))-last-200+64)...))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, topic := range []string{"__consumer_offsets", "orders", "__cluster_metadata"} {
+		// The last pass reads entries longer than 300 bytes as skip does,
+		// streamed past.
+		for _, c := range []struct {
+			topic    string
+			maxBatch int
+		}{{"__consumer_offsets", 1 << 20}, {"orders", 1 << 20}, {"__cluster_metadata", 1 << 20}, {"orders", 300}} {
+			topic := c.topic
 			var got uint64
 			got = hostile.Allocated(func() {
-				s := NewSegment(bytes.NewReader(b), SegmentOptions{Topic: topic, MaxBatch: 1 << 20, MaxDecompressed: hostile.FuzzMaxDecompressed})
+				s := NewSegment(bytes.NewReader(b), SegmentOptions{Topic: topic, MaxBatch: c.maxBatch, MaxDecompressed: hostile.FuzzMaxDecompressed})
 				var last int64 = -1
 				for {
 					bt, err := s.Next()
@@ -82,8 +92,8 @@ func FuzzSegment(f *testing.F) {
 					}
 					if err != nil {
 						var te *TailError
-						if errors.As(err, &te) && (te.Position < 0 || te.Position+te.Size != int64(len(b))) {
-							t.Fatalf("tail at %d of %d bytes, size %d", te.Position, len(b), te.Size)
+						if errors.As(err, &te) && (te.Position < 0 || te.Position+te.Size != int64(len(b)) || te.ZeroFrom < te.Position || te.ZeroFrom > int64(len(b))) {
+							t.Fatalf("tail at %d of %d bytes, size %d, zeros from %d", te.Position, len(b), te.Size, te.ZeroFrom)
 						}
 						if err != io.EOF && !errors.As(err, &te) {
 							t.Fatal(err)

@@ -272,7 +272,8 @@ func (b *Batch) Size() int64 { return entryHead + int64(binary.BigEndian.Uint32(
 // after it), whose last 12 bytes or more are zeros, and after which every
 // byte to the end of the input is a zero (one at least), is a torn tail
 // too, not an entry with a wrong CRC and a tail of zeros after it:
-// ZeroFrom is where what was written of it ends.
+// ZeroFrom is where what was written of it ends. So is such an entry
+// longer than MaxBatch, its CRC computed as it streams past.
 type TailError struct {
 	Position int64  // where the tail starts
 	Size     int64  // its bytes, up to the end of the input
@@ -1111,7 +1112,10 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 //     stopped while writing it);
 //   - none does, and its CRC does not match the bytes it spans: a
 //     corrupt length, the damage reaching to the next batch after its
-//     end, or the end of the input (a corrupt tail);
+//     end, or the end of the input (a corrupt tail; but a torn one when
+//     it is a write cut short in preallocated space, as tornInZeros says
+//     of a shorter entry: its header plausible and written, its last 12
+//     bytes or more zeros, and every byte after it, one at least);
 //   - otherwise it is passed over (Skipped).
 func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	start := b.Position
@@ -1138,7 +1142,8 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	// bytes (a record's value), not the entry after a corrupt length, and
 	// is passed by.
 	floor := s.goodLast
-	if b.Magic == 2 && plausibleHeader(b.Magic, s.head[:candidateHead[b.Magic]], length, floor) {
+	plausible := plausibleHeader(b.Magic, s.head[:candidateHead[b.Magic]], length, floor)
+	if b.Magic == 2 && plausible {
 		s.goodLast = max(floor, headerLast(b.Magic, s.head))
 	}
 	own := s.goodLast // the floor of the entries after it
@@ -1199,7 +1204,19 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		s.giveBack(int(at - s.bufAt))
 		return nil, s.damage(start, at, "at "+strconv.FormatInt(start, 10)+", "+msg+s.uncheckedNote())
 	}
-	return nil, s.tail(start, false, length, msg+s.uncheckedNote())
+	unchecked := s.uncheckedNote()
+	err = s.tail(start, false, length, msg+unchecked)
+	if te, ok := err.(*TailError); ok && plausible && te.ZeroFrom > start+int64(candidateHead[b.Magic]) && te.ZeroFrom <= over.end-entryHead && s.pos > over.end {
+		// A write cut short in preallocated space, as tornInZeros
+		// finds of a shorter entry: its header plausible and written,
+		// its last bytes and every byte after it zeros, one at least.
+		te.Torn = true
+		te.Msg = long + ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "); its last " +
+			strconv.FormatInt(over.end-te.ZeroFrom, 10) + " bytes are zeros, and so are the " + strconv.FormatInt(s.pos-over.end, 10) +
+			" after it, to the end of the input: a write cut short, the rest of the entry never written over space preallocated with zeros" + note + unchecked +
+			"; bytes " + strconv.FormatInt(te.ZeroFrom, 10) + "-" + strconv.FormatInt(s.pos-1, 10) + " (" + strconv.FormatInt(s.pos-te.ZeroFrom, 10) + " bytes) are zeros to the end"
+	}
+	return nil, err
 }
 
 // leadsOn says whether an entry longer than MaxBatch, its CRC wrong, a

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/hostile"
+	"github.com/kwire/kwire/internal/storagedata"
 )
 
 // tailOf reads log to its end and returns the tail it ends with.
@@ -181,5 +184,142 @@ func TestSegmentNotTornInPreallocatedSpace(t *testing.T) {
 		require.Empty(t, damage)
 		require.Len(t, bs, 4)
 		require.False(t, bs[3].CRCValid)
+	})
+}
+
+// bigLast is a segment of 3 small batches and a last one of 4 records
+// of 1000 bytes each, longer than the MaxBatch (1000) it is read with, and
+// where that last batch starts.
+func bigLast() (log []byte, last int64) {
+	var batches [][]byte
+	for i := 0; i < 4; i++ {
+		recs := []storagedata.Record{{Key: []byte("k"), Value: []byte("a small value")}}
+		if i == 3 {
+			recs = nil
+			for j := 0; j < 4; j++ {
+				recs = append(recs, storagedata.Record{Key: []byte("k"), Value: bytes.Repeat([]byte{'a' + byte(j)}, 1000), TimestampDelta: int64(j)})
+			}
+		}
+		batches = append(batches, storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: 1700000000000 + int64(i)*1000, ProducerID: -1}))
+	}
+	log, _, _ = storagedata.Segment(0, 0, batches, 100)
+	at := starts(log)
+	return log, at[3]
+}
+
+// A last entry longer than MaxBatch cut short in preallocated space is
+// a torn tail, as a shorter one is (TestSegmentTornLastBatchInPreallocatedSpace):
+// the same evidence, its header written and plausible, its last bytes
+// and all after it zeros to the end, one at least. It was a corrupt tail
+// ("a corrupt length"), read past as a shorter one is, a block at a time.
+func TestSegmentTornLongBatchInPreallocatedSpace(t *testing.T) {
+	log, last := bigLast()
+	o := SegmentOptions{MaxBatch: 1000}
+	require.Greater(t, int64(len(log))-last, int64(o.MaxBatch))
+	for _, c := range []struct {
+		name       string
+		cut, after int64 // where what was written ends, and the zeros past the entry's end
+	}{
+		{"cut in its first record", last + 200, 1 << 20},
+		{"cut in its last record, one zero past its end", int64(len(log)) - 300, 1},
+		{"cut after its first 1000 bytes", last + 1500, 64 << 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cut := c.cut
+			for log[cut-1] == 0 {
+				cut--
+			}
+			file := append(append([]byte(nil), log[:cut]...), make([]byte, int64(len(log))-cut+c.after)...)
+			bs, damage, err := readChecked(t, file, o)
+			require.Empty(t, damage)
+			require.Len(t, bs, 3)
+			var te *TailError
+			require.True(t, errors.As(err, &te), "%v", err)
+			require.True(t, te.Torn, te.Msg)
+			require.False(t, te.Zero)
+			require.Equal(t, last, te.Position)
+			require.Equal(t, int64(len(file))-last, te.Size)
+			require.Equal(t, cut, te.ZeroFrom)
+			require.Contains(t, te.Msg, "more than the limit (1000)")
+			require.Contains(t, te.Msg, "a write cut short, the rest of the entry never written over space preallocated with zeros")
+			require.Contains(t, te.Msg, "bytes "+strconv.FormatInt(cut, 10)+"-"+strconv.FormatInt(int64(len(file))-1, 10))
+			require.Contains(t, te.Error(), "torn tail at position "+strconv.FormatInt(last, 10))
+		})
+	}
+}
+
+// A torn entry of 32 MiB in preallocated space, read with a MaxBatch of
+// 1000: its zeros are streamed past, so what reading it allocates is
+// not its size.
+func TestSegmentTornLongBatchStreamed(t *testing.T) {
+	var recs []storagedata.Record
+	for j := 0; j < 4; j++ {
+		recs = append(recs, storagedata.Record{Key: []byte("k"), Value: bytes.Repeat([]byte{'a' + byte(j)}, 8<<20), TimestampDelta: int64(j)})
+	}
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{storagedata.Batch(recs, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})}, 100)
+	file := append(append([]byte(nil), log[:300]...), make([]byte, len(log)-300+1<<20)...)
+	var err error
+	got := hostile.Allocated(func() { _, _, err = readChecked(t, file, SegmentOptions{MaxBatch: 1000}) })
+	var te *TailError
+	require.True(t, errors.As(err, &te), "%v", err)
+	require.True(t, te.Torn, te.Msg)
+	require.EqualValues(t, 300, te.ZeroFrom)
+	t.Logf("%d bytes allocated reading %d", got, len(file))
+	require.Less(t, got, uint64(1<<20))
+}
+
+// What is not a write cut short in preallocated space stays a corrupt
+// tail or damage, long entry or not: fewer than 12 zeros at its end, no
+// zero after it, its header not plausible, nothing written after its
+// header, or a batch after the zeros.
+func TestSegmentLongBatchNotTornInPreallocatedSpace(t *testing.T) {
+	log, last := bigLast()
+	o := SegmentOptions{MaxBatch: 1000}
+	end := int64(len(log))
+	corrupt := func(t *testing.T, file []byte) *TailError {
+		t.Helper()
+		bs, damage, err := readChecked(t, file, o)
+		require.Empty(t, damage)
+		require.Len(t, bs, 3)
+		var te *TailError
+		require.True(t, errors.As(err, &te), "%v", err)
+		require.False(t, te.Torn, te.Msg)
+		require.Equal(t, last, te.Position)
+		require.Contains(t, te.Msg, "a corrupt length")
+		return te
+	}
+	t.Run("fewer than 12 zeros at its end", func(t *testing.T) {
+		file := append(append([]byte(nil), log...), make([]byte, 4096)...)
+		clear(file[end-11 : end])
+		corrupt(t, file)
+	})
+	t.Run("no zero after it", func(t *testing.T) {
+		file := append([]byte(nil), log...)
+		clear(file[last+200 : end])
+		corrupt(t, file)
+	})
+	t.Run("its offset not after the entries before it", func(t *testing.T) {
+		file := append(append([]byte(nil), log...), make([]byte, 4096)...)
+		clear(file[last+200 : end])
+		binary.BigEndian.PutUint64(file[last:], 1)
+		corrupt(t, file)
+	})
+	t.Run("nothing written after its header", func(t *testing.T) {
+		file := append(append([]byte(nil), log...), make([]byte, 4096)...)
+		clear(file[last+61 : end])
+		corrupt(t, file)
+	})
+	t.Run("a batch after the zeros", func(t *testing.T) {
+		small := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("after")}}, storagedata.BatchOptions{FirstTimestamp: 1700000009000, ProducerID: -1})
+		storagedata.Place(small, 100, 0)
+		file := append(append(append([]byte(nil), log...), make([]byte, 4096)...), small...)
+		clear(file[last+200 : end])
+		bs, damage, err := readChecked(t, file, o)
+		require.NoError(t, err)
+		require.Len(t, damage, 1)
+		require.Equal(t, last, damage[0].Position)
+		require.Equal(t, end+4096, damage[0].Resume())
+		require.Len(t, bs, 4)
+		require.EqualValues(t, 100, bs[3].BaseOffset)
 	})
 }
