@@ -1117,6 +1117,19 @@ var skippedHead = [...]int64{26, 34, 61 + 32}
 //     of a shorter entry: its header plausible and written, its last 12
 //     bytes or more zeros, and every byte after it, one at least);
 //   - otherwise it is passed over (Skipped).
+//
+// The rule for a batch inside it reaches MaxBatch from that batch, no
+// further: past that, the length is judged corrupt at the batch, the
+// entry's end not waited for. Waiting would mean holding the bytes from
+// the batch to the end, to read them again from the batch when the
+// length is corrupt (the segment is a stream, read once), and more than
+// MaxBatch of them is what MaxBatch forbids holding; the resync's budget
+// bounds work, not what is held. So a whole long entry whose CRC is right
+// and which holds, more than MaxBatch before its end, a batch whose
+// offsets are later than its own reads as damage up to that batch, the
+// batch (Searched), and damage after it that says the batch may be
+// stored in a damaged entry's bytes: a false alarm that says so, rather
+// than a corrupt length swallowing the log's batches after it unread.
 func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	start := b.Position
 	note := s.suspect(start)
@@ -1131,9 +1144,10 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 	stored := storedCRC(b.Magic, s.head)
 	over := &passing{end: start + entryHead + length, fed: start + keep, h: crcHash{magic: b.Magic, sum: entryCRC(b.Magic, s.head[crcFrom(b.Magic):], 0)}}
 	long := "the entry declares " + strconv.FormatInt(length, 10) + " bytes after its length, more than the limit (" + strconv.Itoa(s.o.MaxBatch) + ")"
-	crcWrong := func() string {
-		return ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "): a corrupt length"
+	crcMismatch := func() string {
+		return ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + ")"
 	}
+	crcWrong := func() string { return crcMismatch() + ": a corrupt length" }
 	s.bufAt, s.dropNZ = start, start
 	s.unchecked = 0
 	// The entry after this one comes after its offsets: a batch inside it
@@ -1175,7 +1189,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 				// stored in its bytes.
 				inner := int64(binary.BigEndian.Uint64(s.buf))
 				s.giveBack(int(over.end - s.bufAt))
-				err := s.damage(start, over.end, "at "+strconv.FormatInt(start, 10)+", "+long+crcWrong()+" but its length leads to an entry whose CRC holds (at "+
+				err := s.damage(start, over.end, "at "+strconv.FormatInt(start, 10)+", "+long+crcMismatch()+", but its length leads to an entry whose CRC holds (at "+
 					strconv.FormatInt(over.end, 10)+", up to offset "+strconv.FormatInt(next, 10)+"), below the offsets of the batch whose CRC holds inside it (at "+
 					strconv.FormatInt(at, 10)+", from offset "+strconv.FormatInt(inner, 10)+"): that batch is stored in its bytes, and the entry is damaged, its length right"+note+s.uncheckedNote())
 				s.resumed = false // reached by a length, not a search
@@ -1211,7 +1225,7 @@ func (s *Segment) skip(b *Batch, length int64) (*Batch, error) {
 		// finds of a shorter entry: its header plausible and written,
 		// its last bytes and every byte after it zeros, one at least.
 		te.Torn = true
-		te.Msg = long + ", and its CRC does not match them (stored " + hex32(stored) + ", computed " + hex32(over.h.sum) + "); its last " +
+		te.Msg = long + crcMismatch() + "; its last " +
 			strconv.FormatInt(over.end-te.ZeroFrom, 10) + " bytes are zeros, and so are the " + strconv.FormatInt(s.pos-over.end, 10) +
 			" after it, to the end of the input: a write cut short, the rest of the entry never written over space preallocated with zeros" + note + unchecked +
 			"; bytes " + strconv.FormatInt(te.ZeroFrom, 10) + "-" + strconv.FormatInt(s.pos-1, 10) + " (" + strconv.FormatInt(s.pos-te.ZeroFrom, 10) + " bytes) are zeros to the end"

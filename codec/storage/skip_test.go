@@ -375,7 +375,8 @@ func TestSkippedBatchHoldingABatchFarFromItsEndIsPassedOver(t *testing.T) {
 // entry's length is right, the batch inside is its bytes, and the entry
 // is one damaged region, read on where it ends. It was a corrupt length:
 // damage up to the stored batch, that batch listed as found by search,
-// and the rest of the entry damage again.
+// and the rest of the entry damage again. Its message called the length
+// corrupt, then right.
 func TestSkippedDamagedBatchHoldingALaterBatch(t *testing.T) {
 	small := func(ts int64) []byte {
 		return storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: ts, ProducerID: -1})
@@ -396,6 +397,7 @@ func TestSkippedDamagedBatchHoldingALaterBatch(t *testing.T) {
 		require.Equal(t, at[2], damage[0].Resume())
 		require.Contains(t, damage[0].Msg, "its CRC does not match them")
 		require.Contains(t, damage[0].Msg, "that batch is stored in its bytes, and the entry is damaged, its length right")
+		require.NotContains(t, damage[0].Msg, "corrupt length", "its length is right: the message said both")
 		require.Len(t, bs, 3)
 		for i, b := range bs {
 			require.Equal(t, []int64{at[0], at[2], at[3]}[i], b.Position)
@@ -423,4 +425,40 @@ func TestSkippedLengthSwallowingTheNextBatchIsCorrupt(t *testing.T) {
 	require.NotContains(t, damage[0].Msg, "stored in its bytes")
 	require.Len(t, bs, 9)
 	require.Equal(t, at[3], bs[2].Position)
+}
+
+// The rule for a batch inside a long entry reaches MaxBatch from that
+// batch, no further (skip says why: the bytes from it to the entry's end
+// would be held): a whole long entry, its CRC right, holding a batch
+// whose offsets are later than its own 3000 bytes before its end (past
+// MaxBatch, 1000) reads as damage up to that batch, the batch found by
+// search, and damage after it that says the batch may be stored in a
+// damaged entry's bytes. Within MaxBatch, the same entry is passed over
+// whole (TestSkippedBatchHoldingABatchIsPassedOver). No batch of the log
+// is lost either way.
+func TestSkippedBatchHoldingALaterBatchPastMaxBatch(t *testing.T) {
+	small := func(ts int64) []byte {
+		return storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: []byte("v")}}, storagedata.BatchOptions{FirstTimestamp: ts, ProducerID: -1})
+	}
+	inner := small(1600000000000)
+	storagedata.Place(inner, 900, 0)
+	value := append(append(bytes.Repeat([]byte("x"), 600), inner...), bytes.Repeat([]byte("y"), 3000)...)
+	big := storagedata.Batch([]storagedata.Record{{Key: []byte("k"), Value: value}}, storagedata.BatchOptions{FirstTimestamp: 1700000001000, ProducerID: -1})
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{small(1700000000000), big, small(1700000002000)}, 1<<20)
+	at := starts(log)
+	innerAt := at[1] + int64(bytes.Index(log[at[1]:], inner))
+	bs, damage, err := readOpts(log, SegmentOptions{MaxBatch: 1000})
+	require.NoError(t, err)
+	require.Len(t, damage, 2)
+	require.Equal(t, at[1], damage[0].Position)
+	require.Equal(t, innerAt, damage[0].Resume())
+	require.Contains(t, damage[0].Msg, "a batch whose CRC holds starts inside it, 3071 bytes before its end: a corrupt length")
+	require.Equal(t, innerAt+int64(len(inner)), damage[1].Position)
+	require.Equal(t, at[2], damage[1].Resume())
+	require.Contains(t, damage[1].Msg, "it may be a batch stored inside a damaged entry's bytes")
+	require.Len(t, bs, 3)
+	require.Equal(t, []int64{at[0], innerAt, at[2]}, []int64{bs[0].Position, bs[1].Position, bs[2].Position})
+	require.True(t, bs[1].Searched)
+	require.EqualValues(t, 900, bs[1].BaseOffset)
+	require.EqualValues(t, 2, bs[2].BaseOffset)
 }
