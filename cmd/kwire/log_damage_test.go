@@ -183,3 +183,33 @@ func TestLogTornBatchInPreallocatedSpace(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, string(file), back, "kwire encode gives the file back")
 }
+
+// TestLogTornLongBatchInPreallocatedSpace: a last batch longer than
+// --max-batch cut short in preallocated space is a torn tail too, as a
+// shorter one is (TestLogTornBatchInPreallocatedSpace). It was a corrupt
+// tail, whose line, 2 MiB being too many to carry, carried no bytes, so
+// kwire encode could not give the file back; torn, it carries its bytes
+// up to the zeros, and kwire encode writes them after those.
+func TestLogTornLongBatchInPreallocatedSpace(t *testing.T) {
+	small := storagedata.Batch([]storagedata.Record{{Key: []byte("key"), Value: []byte("a value")}}, storagedata.BatchOptions{FirstTimestamp: 1700000000000, ProducerID: -1})
+	big := storagedata.Batch([]storagedata.Record{{Key: []byte("key"), Value: []byte(strings.Repeat("a long value ", 400))}}, storagedata.BatchOptions{FirstTimestamp: 1700000001000, ProducerID: -1})
+	log, _, _ := storagedata.Segment(0, 0, [][]byte{small, big}, 1<<20)
+	last := len(log) - len(big)
+	cut := last + 300
+	file := append(append([]byte(nil), log[:cut]...), make([]byte, 2<<20)...)
+	p := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	require.NoError(t, os.WriteFile(p, file, 0o644))
+	out, _, code := runCLI(t, []string{"log", "--max-batch", "1000", p}, nil)
+	require.Equal(t, 0, code, out)
+	ls := logLines(t, out)
+	require.Len(t, ofKind(ls, "batch"), 1)
+	tails := ofKind(ls, "tail")
+	require.Len(t, tails, 1)
+	require.Equal(t, true, tails[0]["torn"], tails[0]["message"])
+	require.EqualValues(t, last, tails[0]["position"])
+	require.EqualValues(t, cut, tails[0]["zeroFrom"])
+	require.Contains(t, tails[0]["message"], "a write cut short")
+	back, stderr, code := runCLI(t, []string{"encode", "--as", "binary", "-"}, []byte(out))
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, string(file), back, "kwire encode gives the file back")
+}
