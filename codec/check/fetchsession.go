@@ -30,6 +30,18 @@ type sessionKey struct {
 // sessionState is what the capture holds of one fetch session of a
 // broker: the answer that created it, or the first fetch seen naming it.
 type sessionState struct {
+	sessionStep
+	// prev is the step before the last fetch's: a fetch handed out after
+	// that one though sent before it (its answer not captured: its
+	// connection closed with it in flight) is judged by it when it was
+	// sent after prev's fetch (hasPrev).
+	prev    sessionStep
+	hasPrev bool
+	said    bool // a wrong epoch was said: once a session
+}
+
+// sessionStep is where a session was after one of its fetches.
+type sessionStep struct {
 	// next is the epoch the session's next incremental fetch carries: 1
 	// after the answer that created it, then one past the last fetch's.
 	// 0 is not known: the last fetch was answered with an error, or not
@@ -39,7 +51,13 @@ type sessionState struct {
 	last int32 // the last fetch's epoch; 0: the answer that created it
 	pos  int   // reqPos of the last fetch (or of the one the creating answer answered)
 	lost int   // Checker.lost then
-	said bool  // a wrong epoch was said: once a session
+}
+
+// step moves the session on by a fetch: its next epoch and last, and
+// where that fetch was.
+func (s *sessionState) step(next, last int32, pos, lost int) {
+	s.prev, s.hasPrev = s.sessionStep, true
+	s.sessionStep = sessionStep{next, last, pos, lost}
 }
 
 // maxSessions bounds the sessions a Checker follows: past it, they are
@@ -77,10 +95,7 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 	s := c.sessions[k]
 	pos := reqPos(&a.x)
 	if id != 0 && s != nil && pos < s.pos {
-		// An older fetch handed out after later ones (its answer lost,
-		// or given up on): the session has moved past it.
-		c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
-			"a fetch whose exchange ended after later fetches' of its session (its answer was not captured) is not judged")
+		c.lateFetch(a, k, s)
 		return
 	}
 	switch {
@@ -90,7 +105,7 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 		if s == nil {
 			s = c.newSession(k)
 		}
-		s.next, s.pos, s.lost = 0, pos, c.lost
+		s.step(0, epoch, pos, c.lost)
 	case epoch > 0:
 		s = c.sessionEpoch(a, cs, k, s)
 	}
@@ -104,7 +119,7 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 	case epoch == 0 && rsp.SessionID != 0:
 		// The answer created a session: its first incremental fetch
 		// is at epoch 1.
-		*c.newSession(sessionKey{broker, rsp.SessionID}) = sessionState{next: 1, pos: pos, lost: c.lost}
+		c.newSession(sessionKey{broker, rsp.SessionID}).sessionStep = sessionStep{next: 1, pos: pos, lost: c.lost}
 		cs.given = rsp.SessionID
 	case id != 0 && epoch > 0 && rsp.SessionID != id && s != nil:
 		// The broker closed the session (session id 0: it holds no
@@ -151,28 +166,56 @@ func (c *Checker) sessionEpoch(a *analysis, cs *connState, k sessionKey, s *sess
 		// Otherwise followed from here: a session the capture did not
 		// see begin.
 	} else {
-		switch {
-		case s.next == 0 || epoch == s.next || s.said:
-		case s.lost != c.lost:
-			c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
-				"a fetch session's epoch "+c.afterLoss()+" is not judged (fetches of the session may be in them)")
-		default:
-			what := "skips"
-			if epoch < s.next && epoch > 0 {
-				what = "repeats or goes back from"
-			}
-			after := "its last fetch was at epoch " + itoa(int(s.last))
-			if s.last == 0 {
-				after = "the answer that created the session makes its first incremental fetch epoch 1"
-			}
-			c.add(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
-				"the fetch "+what+" an epoch of session "+itoa(int(k.id))+": "+after+sessionAnswer(a, errInvalidFetchSessionEpoch, "INVALID_FETCH_SESSION_EPOCH"),
-				"epoch "+itoa(int(s.next)), "epoch "+itoa(int(epoch)))
-			s.said = true
-		}
+		c.judgeEpoch(a, k, s, s.sessionStep)
 	}
-	s.next, s.last, s.pos, s.lost = nextEpoch(epoch), epoch, pos, c.lost
+	s.step(nextEpoch(epoch), epoch, pos, c.lost)
 	return s
+}
+
+// judgeEpoch judges an incremental fetch's epoch against the session's
+// step before it.
+func (c *Checker) judgeEpoch(a *analysis, k sessionKey, s *sessionState, before sessionStep) {
+	req := &a.req
+	epoch := req.SessionEpoch
+	switch {
+	case before.next == 0 || epoch == before.next || s.said:
+	case before.lost != c.lost:
+		c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
+			"a fetch session's epoch "+c.afterLoss()+" is not judged (fetches of the session may be in them)")
+	default:
+		what := "skips"
+		if epoch < before.next && epoch > 0 {
+			what = "repeats or goes back from"
+		}
+		after := "its last fetch was at epoch " + itoa(int(before.last))
+		if before.last == 0 {
+			after = "the answer that created the session makes its first incremental fetch epoch 1"
+		}
+		c.add(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
+			"the fetch "+what+" an epoch of session "+itoa(int(k.id))+": "+after+sessionAnswer(a, errInvalidFetchSessionEpoch, "INVALID_FETCH_SESSION_EPOCH"),
+			"epoch "+itoa(int(before.next)), "epoch "+itoa(int(epoch)))
+		s.said = true
+	}
+}
+
+// lateFetch judges a fetch handed out after a later fetch of its session
+// though sent before it: its answer was not captured (its connection
+// closed with it in flight, as a consumer's does when it leaves and
+// closes its session over another). Sent after the fetch before that
+// one, it is judged by the step that fetch left (the session has moved
+// on from it, and stays); sent earlier still, it is said not judged. A
+// full fetch tells the session nothing more.
+func (c *Checker) lateFetch(a *analysis, k sessionKey, s *sessionState) {
+	req := &a.req
+	pos := reqPos(&a.x)
+	switch {
+	case req.SessionEpoch <= 0:
+	case s.hasPrev && s.prev.pos < pos:
+		c.judgeEpoch(a, k, s, s.prev)
+	default:
+		c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
+			"a fetch whose exchange ended after later fetches' of its session (its answer was not captured) is not judged")
+	}
 }
 
 // sessionAnswer says how Kafka answers a fetch a session rule flags:

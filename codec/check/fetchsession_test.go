@@ -170,10 +170,35 @@ func TestFetchSessionAfterLoss(t *testing.T) {
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
 	require.Contains(t, skippedIDs(fs), "conv.fetch-session", findingLines(fs))
 
-	late := sessX(cn, 13, 9, 5, 1, 0, 5)
+	late := sessX(cn, 11, 9, 5, 1, 0, 5)
+	late.Response = nil
 	fs = Check(append(xs, late))
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
 	require.Contains(t, skippedIDs(fs), "conv.fetch-session", findingLines(fs))
+}
+
+// A consumer that leaves with a fetch in flight closes its session over
+// another connection (franz-go does): the fetch in flight is never
+// answered, and is handed out when its connection closes, after the
+// close. It is judged by the fetch sent before it, and the session stays
+// closed.
+func TestFetchSessionLateFetchJudged(t *testing.T) {
+	cn := fresh()
+	other := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	run := func(epoch int32) []Finding {
+		inFlight := sessX(cn, 16, 4, 5, epoch, 0, 0)
+		inFlight.Response, inFlight.ConnClosed = nil, true
+		xs := append(session(cn, 2), sessX(other, 17, 1, 5, -1, 0, 0), inFlight)
+		return Check(append(xs, sessX(other, 30, 2, 5, 1, 70, 0)))
+	}
+	fs := run(3)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.NotContains(t, skippedIDs(fs), "conv.fetch-session", findingLines(fs))
+	fs = run(4)
+	got := judged(fs, "conv.fetch-session")
+	require.Len(t, got, 1, findingLines(fs))
+	require.Equal(t, 16, got[0].Where.Packet)
+	require.True(t, strings.HasSuffix(got[0].String(), "expected epoch 3, found epoch 4"), got[0].String())
 }
 
 // A session id the broker never gave: flagged only where the capture
