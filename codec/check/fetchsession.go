@@ -149,7 +149,12 @@ func (c *Checker) sessionEpoch(a *analysis, cs *connState, k sessionKey, s *sess
 	if s == nil {
 		s = c.newSession(k)
 		cn := cs.conn
-		if cn.FromStart && cs.fetches == 2 && cs.fetchLost == c.lost && a.x.Gaps == 0 && !c.sessionsForgot {
+		if c.sessionsForgot {
+			// The limit cut what the rule follows: this session may be
+			// one it forgot, its epoch and id judged from here on.
+			c.skip(ConvFetchSession, a.at(Request, req.SessionIDAt, 0, "body.sessionId"),
+				"a fetch session none of those followed holds is not judged: past "+itoa(maxSessions)+" sessions the ones followed were forgotten, and it may be one of them")
+		} else if cn.FromStart && cs.fetches == 2 && cs.fetchLost == c.lost && a.x.Gaps == 0 {
 			// The client's fetches over this connection began with no
 			// session, nothing was lost since, and no answer of this
 			// broker in the capture gave the id, nor did a fetch name it.

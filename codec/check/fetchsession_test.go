@@ -265,7 +265,8 @@ func TestFetchSessionFields(t *testing.T) {
 
 // The sessions a Checker follows are bounded (maxSessions): a flood of
 // sessions costs no more, and once it forgot some, an id none of those
-// it holds names may have been given, and is not said never given.
+// it holds names may have been given: it is not said never given, and
+// that it was not judged is said.
 func TestFetchSessionsBounded(t *testing.T) {
 	c := NewChecker()
 	cn := fresh()
@@ -280,4 +281,5 @@ func TestFetchSessionsBounded(t *testing.T) {
 	}
 	fs := c.Add(z.Analyze(&Exchange{Conn: cn, Request: sessReq(2, 3, 1, false), Response: sessRsp(2, 70, 0), RequestPacket: 3, ResponsePacket: 4}))
 	require.Empty(t, judged(fs, "conv.fetch-session"), findingLines(fs))
+	require.Contains(t, findingLines(fs), "conv.fetch-session skipped conn 1 correlation 2 request (packet 3) at byte 37 (body.sessionId): a fetch session none of those followed holds is not judged: past 65536 sessions the ones followed were forgotten, and it may be one of them")
 }
