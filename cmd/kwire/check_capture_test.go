@@ -357,6 +357,32 @@ var scenarios = []scenario{
 		c.Topics = append(c.Topics, ct)
 		rc.call(c, 8)
 	}},
+	{rule: "conv.fetch-session", run: func(t *testing.T, addr string, bad bool) {
+		produceSome(t, addr, 5)
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		fetch := func(id, epoch int32, offset int64) *kmsg.FetchResponse {
+			r := fetchReqAt(offset)
+			r.SessionID, r.SessionEpoch = id, epoch
+			return rc.call(r, 11).(*kmsg.FetchResponse)
+		}
+		first := fetch(0, 0, 0) // a full fetch asking for a session
+		require.Zero(t, first.ErrorCode)
+		require.NotZero(t, first.SessionID, "kfake gives a session")
+		id := first.SessionID
+		require.Zero(t, fetch(id, 1, 5).ErrorCode)
+		epoch := int32(2)
+		if bad {
+			epoch = 3 // a skipped epoch
+		}
+		r := fetch(id, epoch, 5)
+		if bad {
+			require.EqualValues(t, 71, r.ErrorCode, "INVALID_FETCH_SESSION_EPOCH")
+		} else {
+			require.Zero(t, r.ErrorCode)
+		}
+		fetch(id, -1, 5) // closed
+	}},
 	{rule: "conv.group-generation", run: func(t *testing.T, addr string, bad bool) {
 		rc := dialRaw(t, addr)
 		defer rc.close()

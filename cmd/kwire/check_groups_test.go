@@ -20,7 +20,8 @@ import (
 // (a rebalance: the first is answered REBALANCE_IN_PROGRESS and rejoins),
 // both consume and commit; the second leaves (another rebalance) and then
 // the first. kwire check finds nothing of the group rules in it, and
-// judges them (no line says a member was not judged): in the classic
+// judges them (no line says a member was not judged), nor of the fetch
+// session rules (kgo's consumers fetch in KIP-227 sessions): in the classic
 // protocol with the eager range balancer and kgo's default cooperative
 // sticky one, and in KIP-848's (ConsumerGroupHeartbeat); and two of
 // kafka-python's consumers, whose heartbeats come from a thread of their
@@ -114,7 +115,8 @@ func TestCheckGroupRulesRealClients(t *testing.T) {
 				}
 				var c checkLine
 				require.NoError(t, json.Unmarshal([]byte(l), &c), l)
-				if c.Rule == "conv.group-generation" || c.Rule == "conv.member-epoch" {
+				switch c.Rule {
+				case "conv.group-generation", "conv.member-epoch", "conv.fetch-session", "frame.fetch-session", "frame.fetch-forgotten":
 					t.Errorf("a real client's group life: %s", l)
 				}
 			}

@@ -393,7 +393,19 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 				}
 				r.records(f, n.Get("records"), p)
 			}, ff)
+			if n := b.Get("sessionId"); n != nil {
+				ff.HasSession, ff.SessionID, ff.SessionIDAt = true, int32(n.Int), n.Start
+			}
 			return
+		}
+		if n := b.Get("sessionId"); n != nil {
+			ff.HasSession, ff.SessionID, ff.SessionIDAt = true, int32(n.Int), n.Start
+			if e := b.Get("sessionEpoch"); e != nil {
+				ff.SessionEpoch, ff.SessionEpochAt = int32(e.Int), e.Start
+			}
+			if t := b.Get("forgottenTopicsData"); t != nil {
+				ff.Forgotten, ff.ForgottenAt = len(elems(t)), t.Start
+			}
 		}
 		ff.ReplicaID = -1
 		if n := b.Get("replicaId"); n != nil {

@@ -39,8 +39,13 @@ type Checker struct {
 	joiners   map[memberKey]*joinerState
 	epochs    map[memberKey]*memberState
 	topicByID map[string]string
-	skipped   map[*Rule]bool
-	out       []Finding
+	// sessions are the fetch sessions followed (fetchsession.go), by
+	// broker and id; sessionsForgot says they were forgotten once, past
+	// maxSessions, so an id none of them holds may have been given.
+	sessions       map[sessionKey]*sessionState
+	sessionsForgot bool
+	skipped        map[*Rule]bool
+	out            []Finding
 	// lost counts the gaps (bytes missing from the capture) seen on all
 	// connections so far, and the exchanges the caller left out (Missed):
 	// a rule that follows state across exchanges does not judge an
@@ -57,7 +62,7 @@ func NewChecker() *Checker {
 	return &Checker{
 		conns: map[int]*connState{}, brokers: map[string]*brokerState{}, producers: map[seqKey]*seqState{},
 		txns: map[int64]*txnState{}, fetchers: map[partKey]*fetchState{}, resets: map[string]int{}, resetTo: map[partKey][]int64{}, fenced: map[pidEpoch]int{},
-		topicByID: map[string]string{}, skipped: map[*Rule]bool{},
+		topicByID: map[string]string{}, skipped: map[*Rule]bool{}, sessions: map[sessionKey]*sessionState{},
 		members: map[memberKey]*memberState{}, given: map[memberKey]bool{}, joiners: map[memberKey]*joinerState{}, epochs: map[memberKey]*memberState{},
 	}
 }
@@ -79,6 +84,14 @@ type connState struct {
 	clientNonce, serverNonce string
 	unsupp                   map[[2]int16]bool
 	gaps                     int // the most of the connection's Exchange.StreamGaps seen
+	// fetches says how the connection's first Fetch (v7+) began: 0,
+	// none yet; 1, naming a session; 2, with none (session id 0), so
+	// the client had no session then. fetchLost is Checker.lost then,
+	// and given the last session id a Fetch answer over it gave
+	// (conv.fetch-session).
+	fetches   int8
+	fetchLost int
+	given     int32
 }
 
 type brokerState struct {

@@ -287,6 +287,7 @@ func (c *Checker) conversation(a *analysis, cs *connState) {
 		clear(t.wrote)
 		c.coordinatorMoved(a, req.ProducerID)
 	case schema.KeyFetch:
+		c.fetchSession(a, cs)
 		if req.ReplicaID < 0 {
 			c.fetch(a, who, cn.ID)
 		}

@@ -4,7 +4,8 @@
 //
 // Rules come at four levels. Frame rules read one decoded frame (sizes,
 // the header version against the API version's flexibility, varints,
-// tagged fields, nulls, enumerations, negative lengths); records rules read
+// tagged fields, nulls, enumerations, negative lengths, a Fetch's session
+// fields); records rules read
 // the record batches inside Produce requests and Fetch responses (CRCs, the
 // batch header against its records, the codec, the magic against the API
 // version, control batches, producer ids); connection rules read one
@@ -12,8 +13,9 @@
 // ApiVersions answer, correlation ids, the order of responses, SASL, a
 // version repeated after UNSUPPORTED_VERSION); conversation rules read
 // every connection of a capture (idempotent sequences, transactions,
-// consumer fetch and commit offsets, consumer group members' generations
-// and member epochs). Each rule has an id, a severity and
+// consumer fetch and commit offsets, fetch sessions' ids and epochs,
+// consumer group members' generations and member epochs). Each rule has
+// an id, a severity and
 // a one-line statement (Rules); its page (package ruledoc) says what Kafka
 // requires and where Kafka's code or a KIP says so.
 //
@@ -50,7 +52,8 @@
 //  2. Judge it: a frame rule in frame.go (a decoder warning it stands for
 //     goes through classifyWarning), a records rule in frame.go's records
 //     part, a connection rule in checker.go, a conversation rule in
-//     conversation.go (a consumer group member's, in group.go). What it reads of a frame is added to frameFacts and
+//     conversation.go (a consumer group member's, in group.go; a fetch
+//     session's, in fetchsession.go). What it reads of a frame is added to frameFacts and
 //     filled in adapter.go, nowhere else.
 //  3. Give it an example in examples_test.go (ruleExamples: the fault and
 //     its clean twin, built with kmsg) and run

@@ -561,6 +561,12 @@ func ruleExamples() map[string]example {
 	ex["conv.commit-offset"] = example{
 		fr(fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10)), commitReq(8, 2, 100), commitRsp(8, 2)),
 		fr(fetchReq(11, 1, 10), fetchRsp(11, 1, 12, fetched(10)), commitReq(8, 2, 12), commitRsp(8, 2))}
+	// Session 5 created, continued at 1, then at 3.
+	ex["conv.fetch-session"] = example{
+		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 5, 1, false), sessRsp(2, 0, 5), sessReq(3, 5, 3, false), sessRsp(3, 71, 0)),
+		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 5, 1, false), sessRsp(2, 0, 5), sessReq(3, 5, 2, false), sessRsp(3, 0, 5))}
+	ex["frame.fetch-session"] = example{fr(sessReq(1, 0, 3, false), sessRsp(1, 70, 0)), fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5))}
+	ex["frame.fetch-forgotten"] = example{fr(sessReq(1, 5, 0, true), sessRsp(1, 0, 6)), fr(sessReq(1, 5, 0, false), sessRsp(1, 0, 6))}
 	// The member, at generation 2, heartbeats at 1: ILLEGAL_GENERATION.
 	ex["conv.group-generation"] = example{
 		append(member(), heartbeatReq(6, "m1", 1), heartbeatRsp(6, 22)),

@@ -270,7 +270,36 @@ func (a *analysis) frameRules(side Side, ff *frameFacts) {
 	if produce && ff.HasAcks && ff.Acks != -1 && ff.Acks != 0 && ff.Acks != 1 {
 		a.add(FrameEnum, a.at(side, ff.AcksAt, 0, "body.acks"), "acks must be -1 (all), 0 (none) or 1 (leader)", "-1, 0 or 1", itoa(int(ff.Acks)))
 	}
+	if !ff.Response && ff.APIKey == schema.KeyFetch && ff.HasSession && ff.Err == nil {
+		a.fetchSessionFields(ff)
+	}
 	a.saslMessage(side, &ff.SASL)
+}
+
+// fetchSessionFields applies frame.fetch-session and
+// frame.fetch-forgotten to a Fetch request's session fields, as Kafka's
+// FetchManager.newContext reads them: epoch 0 or -1 is a full fetch (0
+// asks for a session, closing the one named; -1 asks for none), whose
+// forgotten topics it ignores; any other epoch continues the session
+// named, which it looks up (FETCH_SESSION_ID_NOT_FOUND for session id 0,
+// which no session has) and whose epoch it compares
+// (INVALID_FETCH_SESSION_EPOCH: a session's epochs are 1 and more).
+func (a *analysis) fetchSessionFields(ff *frameFacts) {
+	id, e := ff.SessionID, ff.SessionEpoch
+	epochAt := a.at(Request, ff.SessionEpochAt, 0, "body.sessionEpoch")
+	switch {
+	case e < -1:
+		a.add(FrameFetchSession, epochAt, "session epoch "+itoa(int(e))+" is no epoch: -1 asks for no session, 0 for a new one, and a session's fetches count from 1 (Kafka answers FETCH_SESSION_ID_NOT_FOUND or INVALID_FETCH_SESSION_EPOCH)",
+			"-1, 0, or the session's next epoch (1 or more)", "epoch "+itoa(int(e)))
+	case id == 0 && e > 0:
+		a.add(FrameFetchSession, epochAt, "an incremental fetch (epoch "+itoa(int(e))+") of no session (session id 0): Kafka answers FETCH_SESSION_ID_NOT_FOUND",
+			"epoch 0 (ask for a session) or -1 (no session) with session id 0", "session id 0, epoch "+itoa(int(e)))
+	}
+	if ff.Forgotten > 0 && (e == 0 || e == -1) {
+		what := "forgotten topics in a full fetch (epoch " + itoa(int(e)) + "), which continues no session: Kafka ignores them, and the partitions it fetches are those the request lists"
+		a.add(FrameFetchForgotten, a.at(Request, ff.ForgottenAt, 0, "body.forgottenTopicsData"), what,
+			"no forgotten topics", itoa(ff.Forgotten)+" topics")
+	}
 }
 
 // saslMessage applies frame.sasl to a SASL message: SaslAuthenticate's,

@@ -158,6 +158,15 @@ type frameFacts struct {
 	ReplicaID     int32     // Fetch request (-1 for consumers)
 	MemberEpoch   int32
 
+	// A Fetch request's session (v7+, KIP-227): its id and epoch, where
+	// each is, and how many forgotten topics it lists and where; a Fetch
+	// response's session id and where it is (the top-level errorCode is
+	// ErrorCode). HasSession says the version has them.
+	HasSession                  bool
+	SessionID, SessionEpoch     int32
+	SessionIDAt, SessionEpochAt int
+	Forgotten, ForgottenAt      int
+
 	// A group member's request (JoinGroup, SyncGroup, Heartbeat,
 	// LeaveGroup v0-2, OffsetCommit, TxnOffsetCommit, ConsumerGroupHeartbeat)
 	// or JoinGroup's and ConsumerGroupHeartbeat's answer: its member id,

@@ -100,6 +100,10 @@ var (
 		"A SASL message is one Kafka reads: an authorization id names the user itself, SCRAM asks no channel binding and at least 4,096 iterations, and escapes its username's ',' and '=', and an OAUTHBEARER JWT names its subject, says when it was issued and when it expires (after it was issued), and was sent while valid."}
 	FrameEnum = &Rule{"frame.enum", LevelFrame, Error,
 		"Enumerated fields (acks, isolation level, resource and ACL types, coordinator key type, ...) hold one of their values."}
+	FrameFetchSession = &Rule{"frame.fetch-session", LevelFrame, Error,
+		"A Fetch request (v7+) with no session (session id 0) is a full fetch, epoch 0 (ask for a session) or -1 (none); no epoch is below -1."}
+	FrameFetchForgotten = &Rule{"frame.fetch-forgotten", LevelFrame, Warning,
+		"A Fetch request lists forgotten topics only when it continues a fetch session (an incremental fetch: epoch 1 or more), not in a full fetch (epoch 0 or -1)."}
 	FrameTags = &Rule{"frame.tags", LevelFrame, Warning,
 		"Tagged fields are written once each, in ascending tag order."}
 	FrameTagSize = &Rule{"frame.tag-size", LevelFrame, Error,
@@ -167,6 +171,8 @@ var (
 		"A consumer's fetch offset for a partition never goes back without a reset."}
 	ConvCommitOffset = &Rule{"conv.commit-offset", LevelConversation, Warning,
 		"A committed offset lies within what the consumer fetched of that partition."}
+	ConvFetchSession = &Rule{"conv.fetch-session", LevelConversation, Error,
+		"A consumer's incremental fetch names a fetch session its broker gave (KIP-227), at the epoch after its last fetch's: 1 after the answer that created the session, then 2, 3... (wrapping to 1)."}
 	ConvGroupGeneration = &Rule{"conv.group-generation", LevelConversation, Warning,
 		"A classic group member's SyncGroup, Heartbeat, OffsetCommit and LeaveGroup carry the member id and generation its latest JoinGroup answer gave it, and a JoinGroup that rejoins carries that member id."}
 	ConvMemberEpoch = &Rule{"conv.member-epoch", LevelConversation, Warning,
@@ -174,12 +180,12 @@ var (
 )
 
 var rules = []*Rule{
-	FrameSize, FrameAPI, FrameHeaderVersion, FrameDecode, FrameNegative, FrameNull, FrameEnum, FrameSASL,
+	FrameSize, FrameAPI, FrameHeaderVersion, FrameDecode, FrameNegative, FrameNull, FrameEnum, FrameSASL, FrameFetchSession, FrameFetchForgotten,
 	FrameTags, FrameTagSize, FrameUnknownTag, FrameTagDefault, FrameVarint, FrameLenient,
 	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
 	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
 	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnSASLHandshake, ConnRetryVersion,
-	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset,
+	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset, ConvFetchSession,
 	ConvGroupGeneration, ConvMemberEpoch,
 }
 

@@ -1,0 +1,233 @@
+package check
+
+import "math"
+
+// The fetch session rule, conv.fetch-session (KIP-227). A broker creates
+// a session when it answers a full fetch that asks for one (epoch 0) with
+// a session id; the client then continues it with incremental fetches
+// naming that id at epochs 1, 2, 3... (FetchMetadata.nextEpoch: after the
+// int32 maximum, 1), each one past the last the broker accepted
+// (FetchManager.newContext answers INVALID_FETCH_SESSION_EPOCH otherwise,
+// and FETCH_SESSION_ID_NOT_FOUND for an id it has no session of). A
+// session is the broker's, not the connection's: it is followed by the
+// broker and id, so a client may carry it to a new connection. The
+// frame's own fields (session id 0 with an epoch above 0, forgotten
+// topics in a full fetch) are frame.fetch-session and
+// frame.fetch-forgotten (frame.go).
+
+// Fetch session error codes.
+const (
+	errFetchSessionIDNotFound   = 70
+	errInvalidFetchSessionEpoch = 71
+)
+
+// sessionKey is a fetch session: its broker and id.
+type sessionKey struct {
+	broker string
+	id     int32
+}
+
+// sessionState is what the capture holds of one fetch session of a
+// broker: the answer that created it, or the first fetch seen naming it.
+type sessionState struct {
+	sessionStep
+	// prev is the step before the last fetch's: a fetch handed out after
+	// that one though sent before it (its answer not captured: its
+	// connection closed with it in flight) is judged by it when it was
+	// sent after prev's fetch (hasPrev).
+	prev    sessionStep
+	hasPrev bool
+	said    bool // a wrong epoch was said: once a session
+}
+
+// sessionStep is where a session was after one of its fetches.
+type sessionStep struct {
+	// next is the epoch the session's next incremental fetch carries: 1
+	// after the answer that created it, then one past the last fetch's.
+	// 0 is not known: the last fetch was answered with an error, or not
+	// answered, or closed the session, and a client starts again (Kafka's
+	// and franz-go's close it and ask for another: epoch 0).
+	next int32
+	last int32 // the last fetch's epoch; 0: the answer that created it
+	pos  int   // reqPos of the last fetch (or of the one the creating answer answered)
+	lost int   // Checker.lost then
+}
+
+// step moves the session on by a fetch: its next epoch and last, and
+// where that fetch was.
+func (s *sessionState) step(next, last int32, pos, lost int) {
+	s.prev, s.hasPrev = s.sessionStep, true
+	s.sessionStep = sessionStep{next, last, pos, lost}
+}
+
+// maxSessions bounds the sessions a Checker follows: past it, they are
+// forgotten (Checker.sessionsForgot), and the sessions it held are
+// followed again from their next fetch.
+const maxSessions = 1 << 16
+
+// nextEpoch is the epoch after e, as Kafka's FetchMetadata.nextEpoch
+// counts: past the int32 maximum, 1.
+func nextEpoch(e int32) int32 {
+	if e == math.MaxInt32 {
+		return 1
+	}
+	return e + 1
+}
+
+// fetchSession applies conv.fetch-session to a Fetch (v7+) and learns
+// what its answer did to the session: created one, continued it, refused
+// it.
+func (c *Checker) fetchSession(a *analysis, cs *connState) {
+	req, rsp := &a.req, &a.rsp
+	if !req.HasSession {
+		return
+	}
+	if cs.fetches == 0 {
+		cs.fetches = 1 // a first fetch naming a session: the client had one before
+		if req.SessionID == 0 {
+			cs.fetches = 2
+		}
+		cs.fetchLost = c.lost
+	}
+	broker := brokerOf(a.x.Conn)
+	id, epoch := req.SessionID, req.SessionEpoch
+	k := sessionKey{broker, id}
+	s := c.sessions[k]
+	pos := reqPos(&a.x)
+	if id != 0 && s != nil && pos < s.pos {
+		c.lateFetch(a, k, s)
+		return
+	}
+	switch {
+	case id == 0:
+	case epoch == 0 || epoch == -1:
+		// A full fetch naming a session closes it (0 asks for another).
+		if s == nil {
+			s = c.newSession(k)
+		}
+		s.step(0, epoch, pos, c.lost)
+	case epoch > 0:
+		s = c.sessionEpoch(a, cs, k, s)
+	}
+	answered := rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.HasSession
+	switch {
+	case !answered || rsp.ErrorCode != 0:
+		// Not answered, or refused: the client starts again.
+		if s != nil && id != 0 && epoch > 0 {
+			s.next = 0
+		}
+	case epoch == 0 && rsp.SessionID != 0:
+		// The answer created a session: its first incremental fetch
+		// is at epoch 1.
+		c.newSession(sessionKey{broker, rsp.SessionID}).sessionStep = sessionStep{next: 1, pos: pos, lost: c.lost}
+		cs.given = rsp.SessionID
+	case id != 0 && epoch > 0 && rsp.SessionID != id && s != nil:
+		// The broker closed the session (session id 0: it holds no
+		// partition any more), a client starts again.
+		s.next = 0
+	}
+}
+
+// newSession starts following session k, with nothing known of it yet.
+func (c *Checker) newSession(k sessionKey) *sessionState {
+	if len(c.sessions) >= maxSessions {
+		clear(c.sessions)
+		c.sessionsForgot = true
+	}
+	s := &sessionState{}
+	c.sessions[k] = s
+	return s
+}
+
+// sessionEpoch judges an incremental fetch's session and epoch against
+// what the capture holds of the session (s, nil when none) and returns
+// the session's state after it.
+func (c *Checker) sessionEpoch(a *analysis, cs *connState, k sessionKey, s *sessionState) *sessionState {
+	req := &a.req
+	epoch := req.SessionEpoch
+	pos := reqPos(&a.x)
+	if s == nil {
+		s = c.newSession(k)
+		cn := cs.conn
+		if c.sessionsForgot {
+			// The limit cut what the rule follows: this session may be
+			// one it forgot, its epoch and id judged from here on.
+			c.skip(ConvFetchSession, a.at(Request, req.SessionIDAt, 0, "body.sessionId"),
+				"a fetch session none of those followed holds is not judged: past "+itoa(maxSessions)+" sessions the ones followed were forgotten, and it may be one of them")
+		} else if cn.FromStart && cs.fetches == 2 && cs.fetchLost == c.lost && a.x.Gaps == 0 {
+			// The client's fetches over this connection began with no
+			// session, nothing was lost since, and no answer of this
+			// broker in the capture gave the id, nor did a fetch name it.
+			want := "session id 0 and epoch 0, to ask for a session"
+			if cs.given != 0 {
+				want = "session id " + itoa(int(cs.given)) + ", the last this broker gave over this connection, or " + want
+			}
+			c.add(ConvFetchSession, a.at(Request, req.SessionIDAt, 0, "body.sessionId"),
+				"the fetch continues session "+itoa(int(k.id))+", which the broker never gave: the client's fetches over this connection began without a session, and no Fetch answer in the capture created it"+
+					sessionAnswer(a, errFetchSessionIDNotFound, "FETCH_SESSION_ID_NOT_FOUND"),
+				want, "session id "+itoa(int(k.id))+", epoch "+itoa(int(epoch)))
+			s.said = true
+		}
+		// Otherwise followed from here: a session the capture did not
+		// see begin.
+	} else {
+		c.judgeEpoch(a, k, s, s.sessionStep)
+	}
+	s.step(nextEpoch(epoch), epoch, pos, c.lost)
+	return s
+}
+
+// judgeEpoch judges an incremental fetch's epoch against the session's
+// step before it.
+func (c *Checker) judgeEpoch(a *analysis, k sessionKey, s *sessionState, before sessionStep) {
+	req := &a.req
+	epoch := req.SessionEpoch
+	switch {
+	case before.next == 0 || epoch == before.next || s.said:
+	case before.lost != c.lost:
+		c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
+			"a fetch session's epoch "+c.afterLoss()+" is not judged (fetches of the session may be in them)")
+	default:
+		what := "skips"
+		if epoch < before.next && epoch > 0 {
+			what = "repeats or goes back from"
+		}
+		after := "its last fetch was at epoch " + itoa(int(before.last))
+		if before.last == 0 {
+			after = "the answer that created the session makes its first incremental fetch epoch 1"
+		}
+		c.add(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
+			"the fetch "+what+" an epoch of session "+itoa(int(k.id))+": "+after+sessionAnswer(a, errInvalidFetchSessionEpoch, "INVALID_FETCH_SESSION_EPOCH"),
+			"epoch "+itoa(int(before.next)), "epoch "+itoa(int(epoch)))
+		s.said = true
+	}
+}
+
+// lateFetch judges a fetch handed out after a later fetch of its session
+// though sent before it: its answer was not captured (its connection
+// closed with it in flight, as a consumer's does when it leaves and
+// closes its session over another). Sent after the fetch before that
+// one, it is judged by the step that fetch left (the session has moved
+// on from it, and stays); sent earlier still, it is said not judged. A
+// full fetch tells the session nothing more.
+func (c *Checker) lateFetch(a *analysis, k sessionKey, s *sessionState) {
+	req := &a.req
+	pos := reqPos(&a.x)
+	switch {
+	case req.SessionEpoch <= 0:
+	case s.hasPrev && s.prev.pos < pos:
+		c.judgeEpoch(a, k, s, s.prev)
+	default:
+		c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
+			"a fetch whose exchange ended after later fetches' of its session (its answer was not captured) is not judged")
+	}
+}
+
+// sessionAnswer says how Kafka answers a fetch a session rule flags:
+// as the captured answer did, or as Kafka's broker would.
+func sessionAnswer(a *analysis, code int16, name string) string {
+	if rsp := &a.rsp; rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.ErrorCode == code {
+		return " (the broker answered " + name + ")"
+	}
+	return " (Kafka answers " + name + ")"
+}
