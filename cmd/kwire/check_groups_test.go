@@ -26,6 +26,7 @@ import (
 // kafka-python's consumers, whose heartbeats come from a thread of their
 // own, in the classic protocol.
 func TestCheckGroupRulesRealClients(t *testing.T) {
+	t.Parallel() // mostly waiting on its clients' polls; its own kfake, port and dumpcap: no global state
 	needTool(t, "dumpcap")
 	for _, tc := range []struct {
 		name   string
