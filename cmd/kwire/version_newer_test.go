@@ -180,31 +180,33 @@ func TestNewerVersionSaidByBatchAndPcap(t *testing.T) {
 // it, only each side's warning. Once a run, not once a connection: what
 // kwire does not know is the same on every connection, and a proxy left
 // running would say it again at every client's reconnect. Two
-// connections here, each a ListGroups exchange at the newest version
-// plus one, then one at the newest.
+// connections here, each a ListGroups exchange at a newer version (the
+// newest plus one; v99), then one at the newest.
 func TestNewerVersionSaidByProxy(t *testing.T) {
 	hi := int(schema.ByKey(schema.KeyListGroups).Request.Valid.Hi)
-	next := strconv.Itoa(hi + 1)
-	note := "ListGroups v" + next + " is newer than kwire knows: it knows v0-" + strconv.Itoa(hi)
-	newer := exampleFrame(t, "ListGroups", hi, false, 1)
-	binary.BigEndian.PutUint16(newer[6:], uint16(hi+1)) // the header's version
-	script := [][2][]byte{
-		{newer, exampleFrame(t, "ListGroups", hi, true, 1)},
-		{exampleFrame(t, "ListGroups", hi, false, 2), exampleFrame(t, "ListGroups", hi, true, 2)},
-	}
-	for _, flags := range [][]string{nil, {"--summary"}, {"--format", "tree"}} {
-		out, errOut, code := proxyScript(t, flags, 2, script)
-		require.Equal(t, 0, code, errOut)
-		require.Equal(t, 1, strings.Count(errOut, note), "said once a run (%v):\n%s", flags, errOut)
-		require.Regexp(t, `kwire: conn \d+ correlation 1 request: `+regexp.QuoteMeta(note), errOut, flags)
-		require.Contains(t, errOut, "decoded v"+next+" with the v"+strconv.Itoa(hi)+" layout, the newest", flags)
-		require.Less(t, strings.Index(errOut, note), strings.Index(errOut, "version "+next+" is newer than any known"), "before the side's warning (%v)", flags)
-		if flags == nil {
-			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-			require.Len(t, lines, 4, out)
-			for i, l := range lines {
-				require.True(t, json.Valid([]byte(l)), l)
-				require.Equal(t, i%2 == 0, strings.Contains(l, `"apiVersion":`+next), l)
+	for _, ver := range []int{hi + 1, 99} {
+		next := strconv.Itoa(ver)
+		note := "ListGroups v" + next + " is newer than kwire knows: it knows v0-" + strconv.Itoa(hi)
+		newer := exampleFrame(t, "ListGroups", hi, false, 1)
+		binary.BigEndian.PutUint16(newer[6:], uint16(ver)) // the header's version
+		script := [][2][]byte{
+			{newer, exampleFrame(t, "ListGroups", hi, true, 1)},
+			{exampleFrame(t, "ListGroups", hi, false, 2), exampleFrame(t, "ListGroups", hi, true, 2)},
+		}
+		for _, flags := range [][]string{nil, {"--summary"}, {"--format", "tree"}} {
+			out, errOut, code := proxyScript(t, flags, 2, script)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, 1, strings.Count(errOut, note), "said once a run (%v):\n%s", flags, errOut)
+			require.Regexp(t, `kwire: conn \d+ correlation 1 request: `+regexp.QuoteMeta(note), errOut, flags)
+			require.Contains(t, errOut, "decoded v"+next+" with the v"+strconv.Itoa(hi)+" layout, the newest", flags)
+			require.Less(t, strings.Index(errOut, note), strings.Index(errOut, "version "+next+" is newer than any known"), "before the side's warning (%v)", flags)
+			if flags == nil {
+				lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+				require.Len(t, lines, 4, out)
+				for i, l := range lines {
+					require.True(t, json.Valid([]byte(l)), l)
+					require.Equal(t, i%2 == 0, strings.Contains(l, `"apiVersion":`+next), l)
+				}
 			}
 		}
 	}
