@@ -224,12 +224,14 @@ func (c *checkConfig) run(e *env) int {
 				fail(e, "%s: %s, not checked", file, n.String())
 			}
 			o.unchecked = o.unchecked[:0]
+			// SARIF's note says it in the same words, the file named
+			// in its text as in its location, as the other notes are.
+			why := fmt.Sprintf("%s: interrupted (%s): not judged, the file not read whole", file, c.it.name())
 			if o.stopped {
-				fail(e, "%s: interrupted (%s): not judged past packet %d; the rest of the capture was not read", file, c.it.name(), o.stoppedAt)
-			} else {
-				fail(e, "%s: interrupted (%s): not judged, the file not read whole", file, c.it.name())
+				why = fmt.Sprintf("%s: interrupted (%s): not judged past packet %d; the rest of the capture was not read", file, c.it.name(), o.stoppedAt)
 			}
-			o.inputs = append(o.inputs, inputProblem{file, "interrupted: not read whole", false})
+			fail(e, "%s", why)
+			o.inputs = append(o.inputs, inputProblem{file, why, false})
 			status = c.it.status()
 			break
 		}
@@ -256,9 +258,10 @@ func (c *checkConfig) run(e *env) int {
 		}
 		if truncation != nil {
 			o.w.Flush()
-			fail(e, "%s: %s (checked up to there)", file, truncation)
+			why := fmt.Sprintf("%s: %s (checked up to there)", file, truncation)
+			fail(e, "%s", why)
 			status, cut = 1, cut+1
-			o.inputs = append(o.inputs, inputProblem{file, truncation.String() + " (checked up to there)", false})
+			o.inputs = append(o.inputs, inputProblem{file, why, false})
 		}
 	}
 	c.prog.finishAt(c.it.interrupted())

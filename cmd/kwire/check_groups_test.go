@@ -27,6 +27,7 @@ import (
 // kafka-python's consumers, whose heartbeats come from a thread of their
 // own, in the classic protocol.
 func TestCheckGroupRulesRealClients(t *testing.T) {
+	t.Parallel() // mostly waiting on its clients' polls; its own kfake, port and dumpcap: no global state
 	needTool(t, "dumpcap")
 	for _, tc := range []struct {
 		name   string
@@ -88,7 +89,14 @@ func TestCheckGroupRulesRealClients(t *testing.T) {
 				}
 				produce(20)
 				a := consumer("kwire-a")
-				require.Positive(t, poll(a, 2*time.Second))
+				// The first records wait for a's join, which a loaded
+				// machine (tests run in parallel) slows past any fixed
+				// time: poll until they come, for at most 30 s.
+				got := 0
+				for end := time.Now().Add(30 * time.Second); got == 0 && time.Now().Before(end); {
+					got = poll(a, 500*time.Millisecond)
+				}
+				require.Positive(t, got, "consumer a got no records in 30 s")
 				b := consumer("kwire-b")
 				done := make(chan int)
 				go func() { done <- poll(b, 4*time.Second) }()

@@ -7,9 +7,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/kwire/kwire/internal/bench/traffic"
 	"github.com/stretchr/testify/require"
 )
 
@@ -274,4 +277,56 @@ func TestCheckSARIFRegions(t *testing.T) {
 	require.Equal(t, "body.topicData[0].partitionData[0].records[0].baseSequence", props["path"])
 	require.Contains(t, props, "conn")
 	require.Contains(t, loc["logicalLocations"].([]any)[0].(map[string]any)["fullyQualifiedName"], "(packet 16)")
+}
+
+// sarifWarningTexts are the message texts of a run's warning
+// notifications (the inputs read only in part), each checked to name
+// file in its location too.
+func sarifWarningTexts(t *testing.T, out, uri string) []string {
+	t.Helper()
+	inv := sarifRun0(t, out)["invocations"].([]any)[0].(map[string]any)
+	ns, _ := inv["toolExecutionNotifications"].([]any)
+	var texts []string
+	for _, n := range ns {
+		no := n.(map[string]any)
+		if no["level"] != "warning" {
+			continue
+		}
+		texts = append(texts, no["message"].(map[string]any)["text"].(string))
+		loc := no["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["artifactLocation"].(map[string]any)
+		if uri == "" {
+			require.Equal(t, "standard input", loc["description"].(map[string]any)["text"])
+		} else {
+			require.Equal(t, uri, loc["uri"])
+		}
+	}
+	return texts
+}
+
+// TestCheckSARIFCutInputNamesFile: the note for an input read only in
+// part (a capture cut short, a reading interrupted) named the file only
+// in its location, its text "file truncated or corrupt after packet N:
+// ..." or "interrupted: not read whole" leaving out which file, where
+// the note for a file not read says "NAME: reason". Its text is now
+// standard error's line, the file named first.
+func TestCheckSARIFCutInputNamesFile(t *testing.T) {
+	b, err := os.ReadFile(trafficPcap(t, traffic.PcapOptions{Pairs: 20}))
+	require.NoError(t, err)
+	cut := filepath.Join(t.TempDir(), "cut.pcap")
+	require.NoError(t, os.WriteFile(cut, b[:len(b)-40], 0o644))
+	out, errOut, code := runCLI(t, []string{"check", "--format", "sarif", "--fail-on", "none", cut}, nil)
+	require.Equal(t, 1, code, errOut)
+	texts := sarifWarningTexts(t, out, (&url.URL{Scheme: "file", Path: filepath.ToSlash(cut)}).String())
+	require.Len(t, texts, 1, out)
+	require.Regexp(t, `^`+regexp.QuoteMeta(cut)+`: packet \d+: file truncated or corrupt after packet \d+: truncated packet \(checked up to there\)$`, texts[0])
+	require.Contains(t, errOut, "kwire: "+texts[0]+"\n", "in standard error's words")
+
+	// Interrupted while reading standard input: named "-", as standard
+	// error names it.
+	out, errOut, code = interrupted(t, []string{"check", "--format", "sarif", "--fail-on", "none", "-"}, bigCapture(t, 6000), syscall.SIGINT, false)
+	require.Equal(t, 130, code, errOut)
+	texts = sarifWarningTexts(t, out, "")
+	require.Len(t, texts, 1, out)
+	require.Regexp(t, `^-: interrupted \(SIGINT\): not judged past packet \d+; the rest of the capture was not read$`, texts[0])
+	require.Contains(t, errOut, "kwire: "+texts[0]+"\n", "in standard error's words")
 }

@@ -510,6 +510,7 @@ var tlsAPIs = []string{"ApiVersions", "Metadata", "Produce", "Fetch", "FindCoord
 // with one lacking these sessions, as encrypted and said so. tshark,
 // decrypting the same capture, finds the same requests.
 func TestCaptureTLSRealClients(t *testing.T) {
+	t.Parallel() // its own ports, dumpcaps and files: no global state
 	needTool(t, "dumpcap")
 	tshark, editcap := needTool(t, "tshark"), needTool(t, "editcap")
 	tls12 := func(suite uint16) tlsClients {

@@ -268,8 +268,15 @@ type proxyRun struct {
 	errCodes map[apiCode]int
 	shown    int
 	skipSaid int64 // skipped exchanges the log told of (saySkipped)
-	started  time.Time
-	checker  *proxyChecker // --check
+	// newer holds the API versions newer than kwire knows said so far
+	// (newerVersion), each said once a run, as kwire batch and kwire
+	// pcap say it, at the first exchange shown that was decoded at it:
+	// what kwire does not know is the same on every connection, and a
+	// proxy left running serves many (a line a connection would repeat
+	// it at every client's reconnect). The sink alone touches it.
+	newer   newerSaid
+	started time.Time
+	checker *proxyChecker // --check
 	// What the filters saw, for saying, when they showed none, which
 	// matched nothing and what it saw instead, as kwire pcap says it:
 	// judged counts the exchanges the sink had, unmatched those its
@@ -526,6 +533,11 @@ func (r *proxyRun) exchange(x *proxy.Exchange) {
 	}
 	r.diag = r.diag[:0]
 	for i, side := range [2]string{"request", "response"} {
+		if n, ok := newerOf(ex.info[i]); ok && r.newer.first(n) {
+			r.diag = append(append(append(r.diag, "kwire: "...), exchangePrefix(int(x.ConnID), x.CorrelationID, side)...), n.String()+"\n"...)
+		}
+	}
+	for i, side := range [2]string{"request", "response"} {
 		if ex.guess[i] != nil || len(ex.warnings[i]) > 0 {
 			r.diag = appendDiagnostics(r.diag, exchangePrefix(int(x.ConnID), x.CorrelationID, side), ex.guess[i], ex.warnings[i])
 		}
@@ -573,6 +585,7 @@ type proxyExchange struct {
 	codes    []int16 // the response's non-zero error codes
 	warnings [2][]codec.Warning
 	guess    [2]*codec.Guess
+	info     [2]*codec.Frame // what decoding each side learnt (newerOf), nil for none
 	redacted []string
 }
 
@@ -591,7 +604,8 @@ func fromJSON(d proxy.DecodedJSON) proxyExchange {
 		rsp:      decodedFrame{json: d.Response.JSON, err: d.Response.Err, guess: guess},
 		codes:    appendCodes(nil, d.Response.Info),
 		warnings: warnings,
-		guess:    [2]*codec.Guess{nil, guess}}
+		guess:    [2]*codec.Guess{nil, guess},
+		info:     [2]*codec.Frame{d.Request.Info, d.Response.Info}}
 	return ex
 }
 
@@ -599,7 +613,8 @@ func fromJSON(d proxy.DecodedJSON) proxyExchange {
 // JSON written only for the live feed.
 func (r *proxyRun) fromTrees(x *proxy.Exchange, d *proxy.Decoded) proxyExchange {
 	ex := proxyExchange{key: d.APIKey, ver: d.APIVersion, redacted: d.Redacted,
-		req: decodedFrame{err: d.RequestErr}, rsp: decodedFrame{err: d.ResponseErr}}
+		req: decodedFrame{err: d.RequestErr}, rsp: decodedFrame{err: d.ResponseErr},
+		info: [2]*codec.Frame{d.Request, d.Response}}
 	for i, f := range [2]*codec.Frame{d.Request, d.Response} {
 		if f == nil {
 			continue

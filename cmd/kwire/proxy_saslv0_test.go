@@ -195,6 +195,14 @@ func TestProxyCheckBearerExpired(t *testing.T) {
 // served: the proxy dials a spare one ahead, which may or may not be the
 // client's.
 func proxyCheckScript(t *testing.T, script [][2][]byte) (string, string, int) {
+	return proxyScript(t, []string{"--check"}, 1, script)
+}
+
+// proxyScript is proxyCheckScript with the proxy's flags (past its
+// upstream, listen address, --decode-cpu 0 and --format ndjson) given,
+// the client running the script on conns connections, one after the
+// other.
+func proxyScript(t *testing.T, flags []string, conns int, script [][2][]byte) (string, string, int) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer l.Close()
@@ -217,17 +225,19 @@ func proxyCheckScript(t *testing.T, script [][2][]byte) (string, string, int) {
 			}()
 		}
 	}()
-	p := startProxyCLI(t, "--upstream", l.Addr().String(), "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson", "--check")
-	c, err := net.DialTimeout("tcp", p.addr, 5*time.Second)
-	require.NoError(t, err)
-	c.SetDeadline(time.Now().Add(20 * time.Second))
-	for _, step := range script {
-		_, err := c.Write(step[0])
+	p := startProxyCLI(t, append([]string{"--upstream", l.Addr().String(), "--listen", "127.0.0.1:0", "--decode-cpu", "0", "--format", "ndjson"}, flags...)...)
+	for range conns {
+		c, err := net.DialTimeout("tcp", p.addr, 5*time.Second)
 		require.NoError(t, err)
-		_, err = readSized(c)
-		require.NoError(t, err)
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		for _, step := range script {
+			_, err := c.Write(step[0])
+			require.NoError(t, err)
+			_, err = readSized(c)
+			require.NoError(t, err)
+		}
+		c.Close()
 	}
-	c.Close()
 	return p.stopStatus(t)
 }
 

@@ -885,6 +885,7 @@ func TestProxyWebGuarded(t *testing.T) {
 // good), and at the connection cap the ones that sent nothing make room
 // for a client, who is served.
 func TestProxyWebLimits(t *testing.T) {
+	t.Parallel() // mostly waiting for the web server to cut idle connections; its own kfake and proxy: no global state
 	p, web := startWeb(t)
 	idle := dialGuarded(t, web)
 	slow := dialGuarded(t, web)

@@ -5,10 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/require"
 )
 
@@ -130,33 +132,82 @@ func TestNewerVersionSaidByBatchAndPcap(t *testing.T) {
 		require.Equal(t, n/3*2, strings.Count(errOut, "version 99 is newer than any known"), "each line's warning stays")
 	}
 
-	// pcap: three exchanges at v14, request and response (a capture
-	// takes a request header for one up to 8 versions past the newest
-	// known); one line said, naming the first exchange's request.
-	const note14 = "Metadata v14 is newer than kwire knows: it knows v0-13"
-	var segs []segment
-	for corr := int32(1); corr <= 3; corr++ {
-		r := exampleFrame(t, "Metadata", 13, false, corr)
-		binary.BigEndian.PutUint16(r[6:], 14)
-		at := time.Duration(corr) * time.Millisecond
-		segs = append(segs, segment{true, at, r}, segment{false, at + 100*time.Microsecond, exampleFrame(t, "Metadata", 13, true, corr)})
-	}
-	file := segmentsPcap(t, segs...)
-	for _, args := range [][]string{{"--jobs", "1"}, {"--jobs", "4"}, {"--summary"}} {
-		out, errOut, code := runCLI(t, append(append([]string{"pcap"}, args...), file), nil)
-		require.Equal(t, 0, code, errOut)
-		require.Equal(t, 1, strings.Count(errOut, note14), "said once a run (%v):\n%s", args, errOut)
-		require.Contains(t, errOut, "kwire: conn 1 correlation 1 request: "+note14, args)
-		require.Contains(t, errOut, "decoded v14 with the v13 layout, the newest")
-		if args[0] == "--summary" {
-			require.Regexp(t, `\n\s+Metadata\s+v14×3\s+3\s+0\s+`, out)
-			continue
+	// pcap: three exchanges at v14, then at v99, request and response,
+	// in a capture begun mid-connection, so that only the headers say
+	// where the requests are; one line said, naming the first exchange's
+	// request. v99 is far past the margin a capture gives a newer Kafka
+	// (8 versions past the newest known): its header is taken for a
+	// request's by its client id's text, where its bytes were skipped as
+	// no frame's, and its answers read with no request.
+	for _, ver := range []int{14, 99} {
+		v := strconv.Itoa(ver)
+		noteV := "Metadata v" + v + " is newer than kwire knows: it knows v0-13"
+		var segs []segment
+		for corr := int32(1); corr <= 3; corr++ {
+			r := exampleFrame(t, "Metadata", 13, false, corr)
+			binary.BigEndian.PutUint16(r[6:], uint16(ver))
+			at := time.Duration(corr) * time.Millisecond
+			segs = append(segs, segment{true, at, r}, segment{false, at + 100*time.Microsecond, exampleFrame(t, "Metadata", 13, true, corr)})
 		}
-		outLines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-		require.Len(t, outLines, 3, out)
-		for _, l := range outLines {
-			require.True(t, json.Valid([]byte(l)), l)
-			require.Contains(t, l, `"apiVersion":14`)
+		file := segmentsPcap(t, segs...)
+		for _, args := range [][]string{{"--jobs", "1"}, {"--jobs", "4"}, {"--summary"}} {
+			out, errOut, code := runCLI(t, append(append([]string{"pcap"}, args...), file), nil)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, 1, strings.Count(errOut, noteV), "said once a run (%v):\n%s", args, errOut)
+			require.Contains(t, errOut, "kwire: conn 1 correlation 1 request: "+noteV, args)
+			require.Contains(t, errOut, "decoded v"+v+" with the v13 layout, the newest")
+			require.NotContains(t, errOut, "skipped", args)
+			require.NotContains(t, errOut, "guessed", args)
+			if args[0] == "--summary" {
+				require.Regexp(t, `\n\s+Metadata\s+v`+v+`×3\s+3\s+0\s+`, out)
+				continue
+			}
+			outLines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			require.Len(t, outLines, 3, out)
+			for _, l := range outLines {
+				require.True(t, json.Valid([]byte(l)), l)
+				require.Contains(t, l, `"apiVersion":`+v)
+				require.Contains(t, l, `"paired":true`)
+			}
+		}
+	}
+}
+
+// TestNewerVersionSaidByProxy: kwire proxy says, as kwire batch and
+// kwire pcap do, once a run for each API and version, on standard
+// error, that an exchange was decoded at a version newer than kwire
+// knows, naming the first exchange shown that was; it said nothing of
+// it, only each side's warning. Once a run, not once a connection: what
+// kwire does not know is the same on every connection, and a proxy left
+// running would say it again at every client's reconnect. Two
+// connections here, each a ListGroups exchange at a newer version (the
+// newest plus one; v99), then one at the newest.
+func TestNewerVersionSaidByProxy(t *testing.T) {
+	hi := int(schema.ByKey(schema.KeyListGroups).Request.Valid.Hi)
+	for _, ver := range []int{hi + 1, 99} {
+		next := strconv.Itoa(ver)
+		note := "ListGroups v" + next + " is newer than kwire knows: it knows v0-" + strconv.Itoa(hi)
+		newer := exampleFrame(t, "ListGroups", hi, false, 1)
+		binary.BigEndian.PutUint16(newer[6:], uint16(ver)) // the header's version
+		script := [][2][]byte{
+			{newer, exampleFrame(t, "ListGroups", hi, true, 1)},
+			{exampleFrame(t, "ListGroups", hi, false, 2), exampleFrame(t, "ListGroups", hi, true, 2)},
+		}
+		for _, flags := range [][]string{nil, {"--summary"}, {"--format", "tree"}} {
+			out, errOut, code := proxyScript(t, flags, 2, script)
+			require.Equal(t, 0, code, errOut)
+			require.Equal(t, 1, strings.Count(errOut, note), "said once a run (%v):\n%s", flags, errOut)
+			require.Regexp(t, `kwire: conn \d+ correlation 1 request: `+regexp.QuoteMeta(note), errOut, flags)
+			require.Contains(t, errOut, "decoded v"+next+" with the v"+strconv.Itoa(hi)+" layout, the newest", flags)
+			require.Less(t, strings.Index(errOut, note), strings.Index(errOut, "version "+next+" is newer than any known"), "before the side's warning (%v)", flags)
+			if flags == nil {
+				lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+				require.Len(t, lines, 4, out)
+				for i, l := range lines {
+					require.True(t, json.Valid([]byte(l)), l)
+					require.Equal(t, i%2 == 0, strings.Contains(l, `"apiVersion":`+next), l)
+				}
+			}
 		}
 	}
 }

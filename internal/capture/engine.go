@@ -581,6 +581,8 @@ func (e *engine) release(c *Conn, all bool, h *half, upTo uint32) {
 // judged: a client may put anything there, and must not hide its requests
 // by it. (Resynchronising takes a printable client id as a sign that a
 // frame starts here, never the lack of one as a sign that none does.)
+// The one exception is a version past the margin for a newer Kafka,
+// which its client id's text must vouch for (farVersion).
 func looksLikeRequest(b []byte, maxFrame int) bool {
 	if len(b) < 12 {
 		return false

@@ -21,9 +21,22 @@ import (
 // most newerVersions past the API's newest (or past 0 for an unknown key).
 // This is a policy, not a protocol fact: a wider margin lets more garbage
 // pass as a frame start while resynchronising.
+//
+// A version further past an API's newest (v99 of Metadata: a client far
+// newer than kwire, or one probing) is taken only on stronger evidence,
+// so that the margin keeps out what it kept out: the API key must be
+// one the tables know, and the header must carry a client id of at
+// least farClientID printable ASCII characters, wholly within the frame
+// its size declares (farVersion). Kafka's clients send one ("rdkafka",
+// "kgo", "producer-1"); random bytes rarely read so, and a response's
+// body, whose first bytes a request's client id length would be, rarely
+// does: its lengths and counts start with a zero byte. Resynchronising
+// asks more of such a frame (reqCandidate). A request at such a version
+// with a null, short or binary client id is not taken for one.
 const (
 	newerAPIs     = 16
 	newerVersions = 8
+	farClientID   = 3
 )
 
 // maxKnownKey is the highest API key in the tables.
@@ -51,7 +64,9 @@ func plausibleVersion(key, ver int16) bool {
 }
 
 // plausibleAPI checks the apiKey and apiVersion of a request header as
-// far as b (which starts at the size prefix) goes.
+// far as b (which starts at the size prefix) goes: for a version past
+// plausibleVersion's margin, the evidence farVersion asks for, as far as
+// b goes.
 func plausibleAPI(b []byte) bool {
 	if len(b) < 6 {
 		return true
@@ -60,7 +75,45 @@ func plausibleAPI(b []byte) bool {
 	if !plausibleKey(key) {
 		return false
 	}
-	return len(b) < 8 || plausibleVersion(key, int16(binary.BigEndian.Uint16(b[6:])))
+	if len(b) < 8 {
+		return true
+	}
+	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	return plausibleVersion(key, ver) || farVersion(b, key, ver, false)
+}
+
+// isFarVersion reports whether the request header at b (8 bytes or more)
+// names an API the tables know at a version past plausibleVersion's
+// margin: one that only farVersion's evidence makes a request.
+func isFarVersion(b []byte) bool {
+	key, ver := int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:]))
+	return ver >= 0 && schema.ByKey(key) != nil && !plausibleVersion(key, ver)
+}
+
+// farVersion reports whether the request header at b (8 bytes or more),
+// of API key at version ver past plausibleVersion's margin, carries the
+// evidence such a version needs (see newerVersions): the key one the
+// tables know, a client id of farClientID printable ASCII characters or
+// more, within the frame its size declares. As far as b goes, unless
+// whole: then the client id must be all there.
+func farVersion(b []byte, key, ver int16, whole bool) bool {
+	if ver < 0 || schema.ByKey(key) == nil {
+		return false
+	}
+	if len(b) < 14 {
+		return !whole
+	}
+	size := int64(binary.BigEndian.Uint32(b))
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	if cl < farClientID || int64(cl) > size-10 || whole && len(b) < 14+cl {
+		return false
+	}
+	for _, ch := range b[14:min(len(b), 14+cl)] {
+		if ch < 0x20 || ch > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // produceAcks returns the acks field of a Produce request frame (size

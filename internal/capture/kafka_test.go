@@ -3,6 +3,7 @@ package capture
 import (
 	"testing"
 
+	"github.com/google/gopacket/layers"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -54,11 +55,107 @@ func TestPlausibleAPI(t *testing.T) {
 	assert.True(t, plausibleAPI(hdr(fetch.Key, 0)))
 	assert.True(t, plausibleAPI(hdr(fetch.Key, hi)))
 	assert.True(t, plausibleAPI(hdr(fetch.Key, hi+newerVersions)))
-	assert.False(t, plausibleAPI(hdr(fetch.Key, hi+newerVersions+1)))
 	assert.False(t, plausibleAPI(hdr(fetch.Key, -1)))
 	assert.True(t, plausibleAPI(hdr(maxKnownKey+newerAPIs, 0)), "an API newer than the tables")
 	assert.False(t, plausibleAPI(hdr(maxKnownKey+newerAPIs+1, 0)))
 	assert.False(t, plausibleAPI(hdr(maxKnownKey+1, newerVersions+1)))
 	assert.False(t, plausibleAPI(hdr(-1, 0)))
 	assert.True(t, plausibleAPI(hdr(fetch.Key, 0)[:6]), "as far as the bytes go")
+
+	// Past the margin, a known API's header is one when its client id
+	// vouches for it: farClientID printable characters or more, within
+	// the frame's size.
+	withID := func(key, ver int16, id ...byte) []byte {
+		b := append(hdr(key, ver), 0, 0, 0, 7) // correlation id
+		b = append(b, byte(len(id)>>8), byte(len(id)))
+		return append(b, id...)
+	}
+	far := hi + newerVersions + 1
+	assert.True(t, plausibleAPI(hdr(fetch.Key, far)), "as far as the bytes go: its client id is to come")
+	assert.True(t, plausibleAPI(withID(fetch.Key, far, []byte("kgo")...)[:15]), "as far as the bytes go")
+	assert.True(t, plausibleAPI(withID(fetch.Key, far, []byte("kgo")...)))
+	assert.True(t, plausibleAPI(withID(fetch.Key, 32767, []byte("rdkafka")...)))
+	assert.False(t, plausibleAPI(withID(fetch.Key, far, []byte("k")...)[:15]), "a client id of 1 character")
+	assert.False(t, plausibleAPI(withID(fetch.Key, far)), "an empty client id")
+	assert.False(t, plausibleAPI(withID(fetch.Key, far, 'k', 0, 'o')), "a byte not printable")
+	assert.False(t, plausibleAPI(withID(fetch.Key, far, 'k', 'g', 0xc3, 0xa9)), "not ASCII")
+	assert.False(t, plausibleAPI(withID(maxKnownKey+1, newerVersions+1, []byte("kgo")...)), "an API the tables lack")
+	long := withID(fetch.Key, far, []byte("kgo")...)
+	long[13] = 11 // more than the 20-byte frame holds past its header's 10
+	assert.False(t, plausibleAPI(long))
+	null := withID(fetch.Key, far)
+	null[12], null[13] = 0xff, 0xff
+	assert.False(t, plausibleAPI(null), "a null client id")
+
+	// As the next frame, vouching for the one before it: only with its
+	// client id all there.
+	const max = 100 << 20
+	assert.True(t, reqPrefixOK(hdr(fetch.Key, hi), max))
+	assert.False(t, reqPrefixOK(hdr(fetch.Key, far), max))
+	assert.False(t, reqPrefixOK(withID(fetch.Key, far, []byte("kgo")...)[:16], max))
+	assert.True(t, reqPrefixOK(withID(fetch.Key, far, []byte("kgo")...), max))
+}
+
+// TestFarVersionRequests: a request at a version far past the newest the
+// tables know (Metadata v99), its header well formed, a text client id
+// in it, is a request: framed, paired and named by its version, in a
+// capture begun mid-connection (read by resynchronising), in one
+// followed from its handshake (in sync), and cut into segments of a few
+// bytes (judged as its bytes come). It was taken for one only up to
+// newerVersions past the newest: mid-connection its bytes were skipped
+// and its answers read with no request; in sync it was an "implausible
+// frame header", framed by its size alone. Such a version with a client
+// id too short to vouch for it, or of an API the tables lack, is still
+// no request.
+func TestFarVersionRequests(t *testing.T) {
+	body := []byte{0, 0, 0, 1, 0, 6, 'o', 'r', 'd', 'e', 'r', 's', 1, 0, 0}
+	for _, c := range []struct {
+		name      string
+		handshake bool
+		piece     int
+	}{
+		{"mid-connection", false, 1 << 20},
+		{"in sync", true, 1 << 20},
+		{"mid-connection, in pieces", false, 5},
+		{"in sync, in pieces", true, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := newTB(t, layers.LinkTypeEthernet)
+			v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+			if c.handshake {
+				v.handshake()
+			}
+			for corr := int32(1); corr <= 3; corr++ {
+				v.sendAll(v.split(true, kreq(schema.KeyMetadata, 99, corr, "rdkafka", body), c.piece))
+				v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+			}
+			v.fin()
+			r := b.read(Options{})
+			assert.Equal(t, []int32{1, 2, 3}, pairedCorrs(r), "%v", r.Notes)
+			for _, x := range r.Exchanges {
+				assert.Equal(t, [2]int16{schema.KeyMetadata, 99}, [2]int16{x.APIKey, x.APIVersion})
+			}
+			assert.False(t, hasNote(r, "implausible frame header"), "%v", r.Notes)
+			assert.False(t, hasNote(r, "skipped"), "%v", r.Notes)
+		})
+	}
+
+	// Not evidence enough: a client id of 1 character; an API key past
+	// the tables' at a version past the margin for a new API. The
+	// capture begins mid-connection, so nothing vouches for them but
+	// their headers.
+	for _, req := range [][]byte{
+		kreq(schema.KeyMetadata, 99, 1, "c", body),
+		kreq(maxKnownKey+1, newerVersions+1, 1, "rdkafka", body),
+	} {
+		b := newTB(t, layers.LinkTypeEthernet)
+		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+		v.req(req)
+		v.resp(kresp(1, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+		v.fin()
+		r := b.read(Options{})
+		for _, x := range r.Exchanges {
+			assert.Nil(t, x.Request, "% x", req)
+		}
+	}
 }

@@ -901,7 +901,10 @@ func (h *half) reqCandidate(b []byte) verdict {
 	// 31 00, from a header value "v1") reads as.
 	// A request of 8 or 9 bytes (header v0) has no client id: b[12:] may
 	// already be the next frame, or nothing.
-	if textClientID(b, 3) {
+	// A version past the margin for a newer Kafka (farVersion) needs
+	// both: its text client id (looksLikeRequest asked for it) and the
+	// next frame's header, or the stream's end.
+	if textClientID(b, 3) && !isFarVersion(b) {
 		return vYes
 	}
 	if size > 1<<20 {
@@ -917,8 +920,27 @@ func (h *half) reqCandidate(b []byte) verdict {
 		}
 		return vMore
 	}
-	if reqPrefixOK(b[end:], max) {
+	switch nextReq(b[end:], max) {
+	case vYes:
 		return vYes
+	case vMore:
+		if !h.final {
+			return vMore
+		}
+	}
+	return vNo
+}
+
+// nextReq is reqPrefixOK for the next frame's header, b (8 bytes or
+// more), vouching for the frame before it, while more bytes may come:
+// vMore while a version past the margin for a newer Kafka is plausible
+// as far as b goes but its client id is not all there.
+func nextReq(b []byte, max int) verdict {
+	if reqPrefixOK(b, max) {
+		return vYes
+	}
+	if _, ok := frameSize(b, 8, max); ok && isFarVersion(b) && plausibleAPI(b) {
+		return vMore // its client id to come (at most 32 KiB)
 	}
 	return vNo
 }
@@ -944,13 +966,18 @@ func candidateSize(b []byte, least uint32, max int) (uint32, verdict) {
 }
 
 // reqPrefixOK checks the size, apiKey and apiVersion of a request header
-// (as far as b goes).
+// (as far as b goes), the next frame's, which vouches for the frame
+// before it: a version past the margin for a newer Kafka vouches only
+// with its evidence all there (farVersion).
 func reqPrefixOK(b []byte, max int) bool {
 	if len(b) < 4 {
 		return true
 	}
 	if _, ok := frameSize(b, 8, max); !ok {
 		return false
+	}
+	if len(b) >= 8 && isFarVersion(b) {
+		return farVersion(b, int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:])), true)
 	}
 	return plausibleAPI(b)
 }
