@@ -76,7 +76,7 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzSASLToken ./c
 	./internal/capture:FuzzPcapng:$(CAPTURE_FUZZ_PCAPNG) ./internal/capture:FuzzTLS:$(CAPTURE_FUZZ_TLS) \
 	./internal/proxy:FuzzRelay ./internal/proxy:FuzzRewrite \
 	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles \
-	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON ./codec/payload:FuzzJSONSchema \
+	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON ./codec/payload:FuzzJSONSchema ./codec/payload:FuzzPayloadBothSinks \
 	./codec/check:FuzzCheck ./codec/check:FuzzCheckSASLTokens ./codec/internal/sasl:FuzzParse ./codec/internal/sasl:FuzzAppend \
 	./codec/payload:FuzzCheckCompact ./codec/payload:FuzzAvroRefs ./internal/api:FuzzHandler ./internal/registry/resolve:FuzzFiles
 

@@ -43,26 +43,8 @@ type result struct {
 }
 
 // decodeBoth decodes p with and without a slab and checks that both give
-// the same JSON, warnings and budget.
+// the same JSON, warnings and budget, and that the nodes tile p.
 func decodeBoth(t testing.TB, d *Decoder, p []byte, key bool, topic string, b budget.Budget) result {
-	t.Helper()
-	return decodeBothSpans(t, d, p, key, topic, b, true)
-}
-
-// decodeBothCut is decodeBoth under a limit that may leave no node for
-// the bytes past it: the nodes tile the payload unless the limit's nodes
-// are all spent (the framing's nodes taking the last, say, leave none for
-// the data). Its members are valid JSON all the same.
-func decodeBothCut(t testing.TB, d *Decoder, p []byte, key bool, topic string, b budget.Budget) result {
-	t.Helper()
-	r := decodeBothSpans(t, d, p, key, topic, b, false)
-	if r.spent.Nodes < b.NestedNodes {
-		checkSpans(t, r.nodes, 0, len(p))
-	}
-	return r
-}
-
-func decodeBothSpans(t testing.TB, d *Decoder, p []byte, key bool, topic string, b budget.Budget, spans bool) result {
 	t.Helper()
 	var s slab.Slab
 	var w1, w2 budget.Warnings
@@ -91,10 +73,17 @@ func decodeBothSpans(t testing.TB, d *Decoder, p []byte, key bool, topic string,
 		}
 	}
 	validMembers(t, string(js1))
-	if spans {
-		checkSpans(t, nodes, 0, len(p))
-	}
+	checkSpans(t, nodes, 0, len(p))
 	return result{json: string(js1), nodes: nodes, warnings: w1.List, spent: b1}
+}
+
+// decodeBothCut is decodeBoth under a limit: its members are valid JSON
+// all the same, and its nodes tile the payload whatever the limit cut
+// (framing that took the last nodes below it leaves its data a raw node
+// past it, within the slack).
+func decodeBothCut(t testing.TB, d *Decoder, p []byte, key bool, topic string, b budget.Budget) result {
+	t.Helper()
+	return decodeBoth(t, d, p, key, topic, b)
 }
 
 // checkSpans checks the nodes tile [lo, hi): each starts where the one

@@ -404,6 +404,7 @@ func (w *walker) jsonValue(start, end int, name string) {
 	mark := len(w.out)
 	w.decoded()
 	if w.s == nil && w.jsonCompact(start, end) {
+		w.topEnd = end
 		return
 	}
 	if !w.take(1) {
@@ -414,7 +415,7 @@ func (w *walker) jsonValue(start, end int, name string) {
 	s.ws()
 	root := w.leaf(name, "", schema.Invalid, start, start)
 	w.jsonNode(&s, root, start)
-	root.End = end
+	root.End, w.topEnd = end, end
 	if k := len(root.Children); k > 0 && !w.stopped {
 		root.Children[k-1].End = end // white space after the value
 	}

@@ -433,7 +433,9 @@ func readFraming(p []byte) (framing, bool) {
 	return framing{id: id}, true
 }
 
-// framed decodes a payload with the registry's framing.
+// framed decodes a payload with the registry's framing. Once the
+// framing has its nodes, the bytes after the last node made (all of them
+// when a limit stopped the data's first node) are a raw node "data".
 func (d *Decoder) framed(w *walker, f framing) {
 	s := w.in.Start
 	if !w.take(2) {
@@ -447,20 +449,25 @@ func (d *Decoder) framed(w *walker, f framing) {
 	}
 	w.member(`"schemaId":`)
 	w.out = jsontext.AppendInt(w.out, int64(f.id))
+	d.framedData(w, f)
+	w.rest(w.topEnd, "data")
+}
+
+// framedData decodes what follows the framing, through the schema it
+// names when there are schemas.
+func (d *Decoder) framedData(w *walker, f framing) {
+	s := w.in.Start
 	if d.src == nil {
 		// No schemas asked for: the framing is shown, quietly (binary
 		// data that merely starts with a zero byte looks the same).
-		w.rest(s+5, "data")
 		return
 	}
 	c := d.frameSchema(w, f.id)
 	if c == nil {
-		w.rest(s+5, "data")
 		return
 	}
 	if c.err != "" {
 		w.warnAt(s+1, "schema "+strconv.Itoa(f.id)+" not read: "+c.err, false)
-		w.rest(s+5, "data")
 		return
 	}
 	d.decodeWith(w, c, s+5)

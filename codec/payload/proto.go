@@ -505,7 +505,7 @@ func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
 		e.Role, e.Index, e.Int, e.Flags = tree.RoleElement, i, int64(idx[i]), tree.Varint
 		w.add(n, e)
 		q += vn
-		n.End = q
+		n.End, w.topEnd = q, q
 	}
 }
 

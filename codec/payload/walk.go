@@ -35,6 +35,9 @@ type walker struct {
 	// valueAt is where in out the member "decoded"'s value starts (0:
 	// none written, or rolled back): see decoded.
 	valueAt int
+	// topEnd is where the last top-level node ends (or would, without a
+	// slab): the bytes after it have no node yet (see framed).
+	topEnd int
 }
 
 type pathSeg struct {
@@ -106,6 +109,7 @@ func (w *walker) node(name, typ string, k schema.Kind, start, end int) *tree.Nod
 // leaf makes a top-level node (already paid for).
 func (w *walker) leaf(name, typ string, k schema.Kind, start, end int) *tree.Node {
 	n := w.node(name, typ, k, start, end)
+	w.topEnd = end
 	if w.s != nil {
 		w.kids = append(w.kids, n)
 	}
@@ -183,9 +187,12 @@ func (w *walker) limit(off int, msg string) {
 }
 
 // rest makes a raw node for the payload's bytes from p on that were not
-// decoded.
+// decoded. It is charged past NestedNodes if need be, as finish's is (one
+// node, within budget.NestedSlack): framing that took the last nodes
+// below the limit leaves its data a node all the same, so every byte of a
+// payload with nodes keeps one.
 func (w *walker) rest(p int, name string) {
-	if p >= w.in.End || !w.b.Fits(1) {
+	if p >= w.in.End {
 		return
 	}
 	w.b.Nodes++
@@ -208,6 +215,7 @@ func (w *walker) finish(root *tree.Node, mark int) {
 	// need be (one node, within budget.NestedSlack), so both paths spend
 	// alike and every byte keeps a node.
 	w.b.Nodes++
+	w.topEnd = w.in.End
 	if w.s == nil {
 		return
 	}
