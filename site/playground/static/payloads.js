@@ -12,7 +12,7 @@
 // parameter ?registryRetry=MS makes the first wait MS milliseconds (the
 // browser tests use it; nothing links it). Schema text and everything
 // decoded from payloads is shown with textContent only.
-import { $, el, showError, shown } from './dom.js';
+import { $, el, showError, shown, grouped } from './dom.js';
 import { rpc } from './rpc.js';
 import { st } from './state.js';
 import { redo } from './decode.js';
@@ -125,7 +125,7 @@ export function afterListing(recs, topic) {
       else plain[part]++;
     }
   }
-  const count = (c) => [c.key && c.key.toLocaleString('en') + (c.key === 1 ? ' key' : ' keys'), c.value && c.value.toLocaleString('en') + (c.value === 1 ? ' value' : ' values')]
+  const count = (c) => [c.key && grouped(c.key) + (c.key === 1 ? ' key' : ' keys'), c.value && grouped(c.value) + (c.value === 1 ? ' value' : ' values')]
     .filter(Boolean).join(' and ');
   const most = (m) => [...m].sort((a, b) => (b[1].key + b[1].value) - (a[1].key + a[1].value));
   const parts = [];
@@ -141,7 +141,7 @@ export function afterListing(recs, topic) {
   if (plain.key || plain.value) parts.push(count(plain) + ' with no schema to read ' + (plain.key + plain.value === 1 ? 'it' : 'them') +
     (topic ? ' (no schema id, and no schema for the topic)' : " (no schema id, and the records' topic is not known: type it in Topic for the schemas named by it to apply)") + ': shown as stored');
   const n = recs.length;
-  afterDecode(shown(' Of the ' + n.toLocaleString('en') + ' record' + (n === 1 ? '' : 's') + ' listed: ' + (parts.length ? parts.join('; ') : 'no key or value to read') + '.'));
+  afterDecode(shown(' Of the ' + grouped(n) + ' record' + (n === 1 ? '' : 's') + ' listed: ' + (parts.length ? parts.join('; ') : 'no key or value to read') + '.'));
 }
 
 // afterDecode says, under the registry's URL, how its requests went (the

@@ -9,7 +9,7 @@
 // topic's, once the user gave schemas, through them (payload.wasm, called
 // by storage.wasm in the worker: Avro, Protobuf, JSON Schema, the
 // registry's framing), as kwire log --schemas reads them.
-import { $, el, status, showError, mb } from './dom.js';
+import { $, el, status, showError, mb, shown, textWidth, grouped } from './dom.js';
 import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
 import { drawGridRow, isTime, utcDate } from './views.js';
@@ -64,6 +64,7 @@ export async function looksLikeSegment(f) {
 }
 
 export function closeStorage() {
+  stopRows();
   st.storage = null;
   $('storage').hidden = true;
   drawWhere(null);
@@ -78,11 +79,6 @@ function drawWhere(where) {
   $('st-folder').textContent = where ? where.note : '';
 }
 
-// STREAM_ROWS is how many records show while the files are read; the
-// rest come at once at the end. (Rows added, or columns widened, lay out
-// again only the bodies on screen: see CHUNK below.)
-const STREAM_ROWS = 1000;
-
 // openStorage reads the files ([{name, file}], file a File) together;
 // topic is the partition's topic ('' to let the module guess among the
 // internal ones). where, for a folder's files, is {dir: the folder's
@@ -90,10 +86,12 @@ const STREAM_ROWS = 1000;
 // title calls the set (its path, or what the files beside are), whole: the files are all of its (so its newest segment is among
 // them and the leader-epoch-checkpoint is checked against the log end),
 // choices: how many partitions the folder opened held, note: what to say
-// of it}; null for files picked. The worker reads the files in slices: the first records
-// show as they are listed, the status says how far the reading got, and
-// the files' descriptions (their problems, index checks) and the rest of
-// the records come at the end.
+// of it}; null for files picked. The worker reads the files in slices: the records
+// show as they are listed (their rows made a slice of time at a time:
+// appendRecords), the status says how far the reading got, and the
+// files' descriptions (their problems, index checks) and the rest of the
+// records come at the end; the status says the files are read once every
+// record listed has its row.
 //
 // keep, when a record's id, is the record to show again once listed (the
 // files read again with the schemas given, when their records could not
@@ -133,37 +131,44 @@ async function list(s, topic, gen, keep) {
     return k || keep < 0 || last ? pickRecord(k ? k.id : recs[0].id) : null;
   };
   let listed = 0, said = 0;
+  const got = []; // the records reported, which the answer does not carry again (streamed)
   const progress = (p) => {
     if (gen !== st.gen) return;
     listed += p.records.length;
-    if (p.records.length && s.drawn < STREAM_ROWS) {
+    for (const x of p.records) got.push(x);
+    if (p.records.length) {
       $('storage').hidden = false; // the first records: the table shows while the rest is read
-      const more = p.records.slice(0, STREAM_ROWS - s.drawn);
-      appendRecords(more);
-      s.drawn += more.length;
+      appendRecords(p.records);
+      s.drawn += p.records.length;
       if (s.current < 0) pickFirst(p.records, false);
     }
-    // The status at most five times a second: each change lays the page out.
+    // The status at most five times a second (each change lays the page
+    // out), and at once for the first records.
     const now = performance.now();
-    if (now - said < 200 && !p.records.length) return;
+    if (now - said < 200 && !(p.records.length && listed === p.records.length)) return;
     said = now;
     status('Reading ' + what + ': ' + mb(p.read) + ' of ' + mb(p.total) +
-      (listed ? ', ' + listed.toLocaleString('en') + ' record' + (listed === 1 ? '' : 's') + ' listed so far' : '') + '…');
+      (listed ? ', ' + grouped(listed) + ' record' + (listed === 1 ? '' : 's') + ' listed so far' : '') + '…');
   };
   const r = await rpcProgress('storage', progress, files.map((f) => f.name), files.map((f) => f.file), topic, !!(where && where.whole));
   if (gen !== st.gen) return;
   if (r.error) { closeStorage(); showError($('input-error'), 'These files could not be read: ' + r.error); return; }
+  if (r.streamed) r.records = got;
   s.result = r;
   st.storage = s;
   const guess = r.guessed ? ' (guessed from the records: type or pick another above if it is wrong)' : '';
-  $('st-title').textContent = what + ', ' + r.recordCount.toLocaleString('en') + ' record' +
+  $('st-title').textContent = what + ', ' + grouped(r.recordCount) + ' record' +
     (r.recordCount === 1 ? '' : 's') + (r.topic ? ', topic ' + r.topic + guess : '');
   drawFiles(r.files);
   if (s.drawn > r.records.length) { startRecords(); s.drawn = 0; } // (the module listed fewer than it reported: never so far)
   appendRecords(r.records.slice(s.drawn));
   s.drawn = r.records.length;
-  drawCount(r);
   $('storage').hidden = false;
+  // The rows still to make are made while the page stays responsive; a
+  // new listing meanwhile (other files, a topic typed) drops them.
+  if (!(await rowsMade()) || gen !== st.gen) return;
+  rowsDone();
+  drawCount(r);
   status(readStatus(r));
   if (r.payloads) afterListing(r.records, r.topic);
   if (r.records.length && s.current < 0) await pickFirst(r.records, true);
@@ -172,7 +177,7 @@ async function list(s, topic, gen, keep) {
 // drawCount says how many of the records are listed.
 function drawCount(r) {
   $('st-count').textContent = r.recordCount > r.records.length
-    ? 'showing the first ' + r.records.length.toLocaleString('en') + ' of ' + r.recordCount.toLocaleString('en') + ' (the rest are counted, not listed)'
+    ? 'showing the first ' + grouped(r.records.length) + ' of ' + grouped(r.recordCount) + ' (the rest are counted, not listed)'
     : '';
 }
 
@@ -206,7 +211,7 @@ export async function payloadsAgain() {
   if (!r) return false; // the listing failed
   if (INTERNAL.includes(r.topic)) { afterListing(r.records, r.topic); return true; }
   const n = r.records.length;
-  status('Reading the keys and values of the ' + n.toLocaleString('en') + ' record' + (n === 1 ? '' : 's') + ' listed again with the schemas…');
+  status('Reading the keys and values of the ' + grouped(n) + ' record' + (n === 1 ? '' : 's') + ' listed again with the schemas…');
   let a;
   try {
     a = await rpc('storagePayloads', 0, n);
@@ -227,6 +232,8 @@ export async function payloadsAgain() {
   startRecords();
   appendRecords(r.records);
   s.drawn = n;
+  if (!(await rowsMade()) || stale()) return true;
+  rowsDone();
   drawCount(r);
   status(readStatus(r));
   afterListing(r.records, r.topic);
@@ -240,10 +247,10 @@ function drawFiles(files) {
   for (const f of files) {
     const li = el('li', f.problems.length ? 'pg-st-bad' : '');
     li.appendChild(el('strong', '', f.name));
-    const what = [f.kind, f.size.toLocaleString('en') + ' bytes'];
+    const what = [f.kind, grouped(f.size) + ' bytes'];
     if (f.batches !== undefined) what.push(f.batches + ' batches');
     if (f.wrappers) what.push(f.wrappers + ' compressed wrapper' + (f.wrappers === 1 ? '' : 's') + ' (magic 0/1: its messages are the records)');
-    if (f.entries !== undefined) what.push(f.entries.toLocaleString('en') + (f.entries === 1 ? ' entry' : ' entries') + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
+    if (f.entries !== undefined) what.push(grouped(f.entries) + (f.entries === 1 ? ' entry' : ' entries') + (f.unused ? ', ' + f.unused + ' unused (preallocated)' : '') + (f.unchecked ? ', no segment beside it to check against' : ''));
     // A leader-epoch-checkpoint is checked against the segments given with
     // it, as kwire log checks a partition directory's; a .txnindex against
     // its segment (unchecked, above, when that is not among the files).
@@ -267,7 +274,7 @@ function drawFiles(files) {
       // kwire log lists them; an index's wait behind their summary.
       const d = el('details');
       d.open = /checkpoint/.test(f.kind);
-      d.appendChild(el('summary', '', f.entryList.length < f.entries ? 'entries (the first ' + f.entryList.length.toLocaleString('en') + ')' : 'entries'));
+      d.appendChild(el('summary', '', f.entryList.length < f.entries ? 'entries (the first ' + grouped(f.entryList.length) + ')' : 'entries'));
       const t = el('table', 'pg-table pg-st-entries');
       const keys = Object.keys(f.entryList[0]).filter((k) => k !== 'problem');
       const head = el('tr');
@@ -310,19 +317,30 @@ const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Mar
 // table's row groups does not skip (internal table boxes take no
 // containment). So the table, its head and bodies are blocks, each row a
 // grid whose columns (--st-cols) are as wide as the longest text of theirs
-// listed (cells are cut at 120 characters; wider glyphs end in an
-// ellipsis), and each body of CHUNK rows is skipped, layout and paint,
-// while off screen (content-visibility: auto, its height guessed from its
-// rows until drawn). The elements stay a table's (table, tbody, tr, td):
-// find in page and the keys walk every row. Chromium leaves a body not
-// drawn out of the accessibility tree, so the table says how many rows it
-// has (aria-rowcount) and each row its place (aria-rowindex, the head's
-// row the first), as a table drawn in part does.
+// listed, in columns (textWidth: an ideograph or an emoji two; cells are
+// cut at 120 characters), and each body of CHUNK rows is skipped, layout
+// and paint, while off screen (content-visibility: auto, its height
+// guessed from its rows until drawn). The elements stay a table's (table,
+// tbody, tr, td): find in page and the keys walk every row. Chromium
+// leaves a body not drawn out of the accessibility tree, so the table
+// says how many rows it has (aria-rowcount, the rows still to make
+// counted) and each row its place (aria-rowindex, the head's row the
+// first), as a table drawn in part does.
 const CHUNK = 250;
 let widths = [], listedRows = 0;
 
+// The rows are made a slice of time (SLICE_MS) at a time, the page's
+// other work let in between (input, painting, the worker's messages):
+// the 20,000 rows listed, made in one go, held the main thread 0.7 to
+// 2.3 s. queue[at:] are the records waiting for their rows; epoch counts
+// the listings, so that a slice of an earlier one, due after startRecords
+// or closeStorage, stops rather than mix its rows into the new table.
+const SLICE_MS = 10;
+let queue = [], at = 0, epoch = 0, making = false, waiting = [], saidAt = 0;
+
 // startRecords empties the records table.
 function startRecords() {
+  stopRows();
   const t = $('st-table');
   const head = t.tHead.rows[0];
   head.replaceChildren(...COLS.map((c) => { const th = el('th', '', c); th.scope = 'col'; return th; }));
@@ -335,81 +353,172 @@ function startRecords() {
   $('st-count').textContent = '';
 }
 
-// appendRecords adds rows to the records table.
+// stopRows drops the records still waiting for their rows.
+function stopRows() {
+  epoch++;
+  queue = [];
+  at = 0;
+  making = false;
+  rowsDone();
+  for (const w of waiting.splice(0)) w(false);
+}
+
+// appendRecords adds rows for recs to the records table: the first slice
+// of them at once, the rest in the tasks after.
 function appendRecords(recs) {
+  if (!recs.length) return;
+  queue = at < queue.length ? queue.slice(at).concat(recs) : recs;
+  at = 0;
+  if (!making) makeRows(epoch);
+}
+
+// rowsMade answers once every record appended has its row: true, or
+// false when they were dropped (another listing began).
+function rowsMade() {
+  return making ? new Promise((r) => waiting.push(r)) : Promise.resolve(true);
+}
+
+// nextTask lets the page's other work run: scheduler.yield where there is
+// one (its continuation first in line after it), else a task.
+const nextTask = () => (globalThis.scheduler && scheduler.yield ? scheduler.yield() : new Promise((r) => setTimeout(r, 0)));
+
+async function makeRows(my) {
+  making = true;
   const t = $('st-table');
+  for (;;) {
+    makeSlice(t);
+    if (at >= queue.length) break;
+    // The rows still to make: said, at most twice a second (the count is a
+    // live region), and the table busy until rowsDone.
+    t.setAttribute('aria-busy', 'true');
+    const now = performance.now();
+    if (now - saidAt >= 500) {
+      saidAt = now;
+      $('st-count').textContent = 'listing ' + grouped(listedRows) + ' of ' + grouped(listedRows + queue.length - at) + ' rows…';
+    }
+    await nextTask();
+    if (my !== epoch) return;
+  }
+  queue = [];
+  at = 0;
+  making = false;
+  for (const w of waiting.splice(0)) w(true);
+}
+
+// rowsDone says the listing's rows are all made: the table no longer busy,
+// the count's words gone. (Not when the queue empties: records still being
+// read come after, and the count would come and go.)
+function rowsDone() {
+  saidAt = 0;
+  if ($('st-table').hasAttribute('aria-busy')) {
+    $('st-table').removeAttribute('aria-busy');
+    $('st-count').textContent = '';
+  }
+}
+
+// makeSlice makes the rows of queue[at:] for SLICE_MS.
+function makeSlice(t) {
+  const end = performance.now() + SLICE_MS;
+  const current = st.storage ? st.storage.current : -1;
   let body = t.tBodies[t.tBodies.length - 1];
   let rows = document.createDocumentFragment();
   let room = body ? CHUNK - body.rows.length : 0;
+  const was = widths.join(' ');
   // flush puts the rows made into body, and starts a body when it is full.
   const flush = () => {
     if (body) { body.appendChild(rows); body.style.setProperty('--rows', body.rows.length); }
     rows = document.createDocumentFragment();
   };
-  for (const r of recs) {
+  for (let n = 1; at < queue.length; n++) {
+    const r = queue[at++];
     if (room <= 0) {
       flush();
       body = t.appendChild(el('tbody', 'pg-st-chunk'));
       room = CHUNK;
     }
     room--;
-    const tr = el('tr');
-    tr.dataset.record = r.id;
-    tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
-    tr.setAttribute('aria-rowindex', ++listedRows + 1);
-    tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : '') +
-      (r.internalError ? ', not decoded: ' + r.internalError : ''));
-    if (r.internalError) { tr.classList.add('pg-st-bad'); tr.title = 'Not decoded: ' + r.internalError; }
-    const internal = r.internal ? parseExact(r.internal) : null;
-    let key = r.key, value = r.value;
-    // An ordinary topic's key and value read with the schemas given
-    // (payload.wasm): decoded, in the frames' JSON form, or why not.
-    const notRead = [];
-    [key, value] = [['key', r.key, r.keyPayload], ['value', r.value, r.valuePayload]].map(([part, stored, p]) => {
-      if (!p) return stored;
-      if (p.decoded !== undefined && p.format !== 'json') return p.decoded;
-      if (p.decoded === undefined && p.warnings && p.warnings.length) {
-        notRead.push(part + ': ' + p.warnings[0]);
-        return '⚠ not decoded: ' + p.warnings[0] + ' — ' + stored;
-      }
-      return stored;
-    });
-    if (notRead.length) {
-      tr.classList.add('pg-st-bad');
-      tr.title = 'Not decoded: ' + notRead.join('; ');
-      tr.setAttribute('aria-label', tr.getAttribute('aria-label') + ', not decoded: ' + notRead.join('; '));
-    }
-    if (internal) {
-      // A part read by its schema shows decoded; one that was not (its
-      // reading failed, or the other part's did first: "keyBytes",
-      // "valueBytes" or no member at all) shows its bytes, text or
-      // base64, flagged, as kwire log writes them beside its "error".
-      if ('key' in internal) key = JSON.stringify(internal.key);
-      else if (r.key !== null && internal.error && internal.error.part === 'key') key = '⚠ not decoded: ' + r.key;
-      if ('value' in internal) value = internal.value === null ? 'null (tombstone)' : JSON.stringify(internal.value);
-      else if (r.value !== null) value = '⚠ not decoded: ' + r.value;
-    }
-    const ts = isTime('timestamp', r.timestamp) ? r.timestamp + ' (' + utcDate(r.timestamp) + ')' : String(r.timestamp);
-    const cells = [r.offset, ts, key ?? 'null', value ?? 'null',
-      r.headers.map((h) => (h[0] ?? 'null') + '=' + (h[1] ?? 'null')).join(', '),
-      r.producerId >= 0 ? r.producerId + (r.transactional ? ' (transactional)' : '') : '', r.marker || ''];
-    cells.forEach((c, i) => {
-      let s = String(c);
-      if (s.length > 120) s = s.slice(0, 120) + '…';
-      if (s.length > widths[i]) widths[i] = s.length;
-      tr.appendChild(el('td', '', s));
-    });
-    tr.addEventListener('click', () => pickRecord(r.id));
-    rows.appendChild(tr);
+    rows.appendChild(recordRow(r, current));
+    if (n % 16 === 0 && performance.now() >= end) break;
   }
   flush();
-  t.setAttribute('aria-rowcount', listedRows + 1);
-  t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
+  t.setAttribute('aria-rowcount', listedRows + queue.length - at + 1);
+  const now = widths.join(' ');
+  if (now !== was) t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   rovingStop(t);
 }
 
-// The keys walk the records as they walk a capture's exchanges, across
-// the table's bodies.
+// recordRow is record r's row (current: the id of the record shown,
+// marked current when its row comes after it was picked).
+function recordRow(r, current) {
+  const tr = document.createElement('tr');
+  tr.dataset.record = r.id;
+  tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
+  tr.setAttribute('aria-rowindex', ++listedRows + 1);
+  if (r.id === current) tr.setAttribute('aria-current', '');
+  tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : '') +
+    (r.internalError ? ', not decoded: ' + r.internalError : ''));
+  if (r.internalError) { tr.classList.add('pg-st-bad'); tr.title = 'Not decoded: ' + r.internalError; }
+  const internal = r.internal ? parseExact(r.internal) : null;
+  let key = r.key, value = r.value;
+  // An ordinary topic's key and value read with the schemas given
+  // (payload.wasm): decoded, in the frames' JSON form, or why not.
+  const notRead = [];
+  [key, value] = [['key', r.key, r.keyPayload], ['value', r.value, r.valuePayload]].map(([part, stored, p]) => {
+    if (!p) return stored;
+    if (p.decoded !== undefined && p.format !== 'json') return p.decoded;
+    if (p.decoded === undefined && p.warnings && p.warnings.length) {
+      notRead.push(part + ': ' + p.warnings[0]);
+      return '⚠ not decoded: ' + p.warnings[0] + ' — ' + stored;
+    }
+    return stored;
+  });
+  if (notRead.length) {
+    tr.classList.add('pg-st-bad');
+    tr.title = 'Not decoded: ' + notRead.join('; ');
+    tr.setAttribute('aria-label', tr.getAttribute('aria-label') + ', not decoded: ' + notRead.join('; '));
+  }
+  if (internal) {
+    // A part read by its schema shows decoded; one that was not (its
+    // reading failed, or the other part's did first: "keyBytes",
+    // "valueBytes" or no member at all) shows its bytes, text or
+    // base64, flagged, as kwire log writes them beside its "error".
+    if ('key' in internal) key = JSON.stringify(internal.key);
+    else if (r.key !== null && internal.error && internal.error.part === 'key') key = '⚠ not decoded: ' + r.key;
+    if ('value' in internal) value = internal.value === null ? 'null (tombstone)' : JSON.stringify(internal.value);
+    else if (r.value !== null) value = '⚠ not decoded: ' + r.value;
+  }
+  const ts = isTime('timestamp', r.timestamp) ? r.timestamp + ' (' + utcDate(r.timestamp) + ')' : String(r.timestamp);
+  const cells = [r.offset, ts, key ?? 'null', value ?? 'null',
+    r.headers.map((h) => (h[0] ?? 'null') + '=' + (h[1] ?? 'null')).join(', '),
+    r.producerId >= 0 ? r.producerId + (r.transactional ? ' (transactional)' : '') : '', r.marker || ''];
+  for (let i = 0; i < cells.length; i++) {
+    // The text as it shows (invisible characters escaped), so the column
+    // is as wide as what is drawn. Decoded bytes are text, never markup.
+    const s = shown(cut(String(cells[i]), 120));
+    const w = textWidth(s);
+    if (w > widths[i]) widths[i] = w;
+    const td = document.createElement('td');
+    td.textContent = s;
+    tr.appendChild(td);
+  }
+  return tr;
+}
+
+// cut is s cut to n UTF-16 units and an ellipsis when longer, never
+// between a surrogate pair's halves.
+function cut(s, n) {
+  if (s.length <= n) return s;
+  const c = s.charCodeAt(n - 1);
+  return s.slice(0, c >= 0xd800 && c < 0xdc00 ? n - 1 : n) + '…';
+}
+
+// A click on a row draws its record (one listener for the rows made and
+// those to come); the keys walk the records as they walk a capture's
+// exchanges, across the table's bodies.
+$('st-table').addEventListener('click', (e) => {
+  const tr = e.target.closest('tr');
+  if (tr && tr.parentNode.tagName === 'TBODY' && tr.dataset.record !== undefined) pickRecord(+tr.dataset.record);
+});
 rowKeys($('st-table'), (tr) => pickRecord(+tr.dataset.record));
 
 // pickRecord draws record id's key and value.
