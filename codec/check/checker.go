@@ -92,6 +92,10 @@ type connState struct {
 	fetches   int8
 	fetchLost int
 	given     int32
+	// unused follows the sessions the broker handed out over the
+	// connection that the client left unused (conn.fetch-session-unused,
+	// fetchsession.go).
+	unused unusedSessions
 }
 
 type brokerState struct {

@@ -11,7 +11,8 @@
 // version, control batches, producer ids); connection rules read one
 // connection's exchanges in order (versions against the broker's
 // ApiVersions answer, correlation ids, the order of responses, SASL, a
-// version repeated after UNSUPPORTED_VERSION); conversation rules read
+// version repeated after UNSUPPORTED_VERSION, fetch sessions asked for
+// and left unused); conversation rules read
 // every connection of a capture (idempotent sequences, transactions,
 // consumer fetch and commit offsets, fetch sessions' ids and epochs,
 // consumer group members' generations and member epochs). Each rule has
@@ -53,7 +54,8 @@
 //     goes through classifyWarning), a records rule in frame.go's records
 //     part, a connection rule in checker.go, a conversation rule in
 //     conversation.go (a consumer group member's, in group.go; a fetch
-//     session's, in fetchsession.go). What it reads of a frame is added to frameFacts and
+//     session's, in fetchsession.go, the connection rule
+//     of unused sessions too). What it reads of a frame is added to frameFacts and
 //     filled in adapter.go, nowhere else.
 //  3. Give it an example in examples_test.go (ruleExamples: the fault and
 //     its clean twin, built with kmsg) and run

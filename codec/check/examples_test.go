@@ -565,6 +565,11 @@ func ruleExamples() map[string]example {
 	ex["conv.fetch-session"] = example{
 		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 5, 1, false), sessRsp(2, 0, 5), sessReq(3, 5, 3, false), sessRsp(3, 71, 0)),
 		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 5, 1, false), sessRsp(2, 0, 5), sessReq(3, 5, 2, false), sessRsp(3, 0, 5))}
+	// Four asks for a session, none used; the twin uses each.
+	ex["conn.fetch-session-unused"] = example{
+		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 0, 0, false), sessRsp(2, 0, 6), sessReq(3, 0, 0, false), sessRsp(3, 0, 7), sessReq(4, 0, 0, false), sessRsp(4, 0, 8)),
+		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 5, 1, false), sessRsp(2, 0, 5), sessReq(3, 0, 0, false), sessRsp(3, 0, 6), sessReq(4, 6, 1, false), sessRsp(4, 0, 6),
+			sessReq(5, 0, 0, false), sessRsp(5, 0, 7), sessReq(6, 7, 1, false), sessRsp(6, 0, 7), sessReq(7, 0, 0, false), sessRsp(7, 0, 8))}
 	ex["frame.fetch-session"] = example{fr(sessReq(1, 0, 3, false), sessRsp(1, 70, 0)), fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5))}
 	ex["frame.fetch-forgotten"] = example{fr(sessReq(1, 5, 0, true), sessRsp(1, 0, 6)), fr(sessReq(1, 5, 0, false), sessRsp(1, 0, 6))}
 	// The member, at generation 2, heartbeats at 1: ILLEGAL_GENERATION.

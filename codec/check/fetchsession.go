@@ -38,6 +38,9 @@ type sessionState struct {
 	prev    sessionStep
 	hasPrev bool
 	said    bool // a wrong epoch was said: once a session
+	// used says a fetch named the session (continued or closed it):
+	// the client did not leave it unused (conn.fetch-session-unused).
+	used bool
 }
 
 // sessionStep is where a session was after one of its fetches.
@@ -95,6 +98,7 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 	s := c.sessions[k]
 	pos := reqPos(&a.x)
 	if id != 0 && s != nil && pos < s.pos {
+		s.used = true
 		c.lateFetch(a, k, s)
 		return
 	}
@@ -109,6 +113,14 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 	case epoch > 0:
 		s = c.sessionEpoch(a, cs, k, s)
 	}
+	if id != 0 && s != nil {
+		s.used = true
+	}
+	if epoch == 0 {
+		// The client asks for a session: the one the broker handed
+		// out over this connection before is left behind.
+		c.unusedSession(a, cs, broker)
+	}
 	answered := rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.HasSession
 	switch {
 	case !answered || rsp.ErrorCode != 0:
@@ -121,10 +133,83 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 		// is at epoch 1.
 		c.newSession(sessionKey{broker, rsp.SessionID}).sessionStep = sessionStep{next: 1, pos: pos, lost: c.lost}
 		cs.given = rsp.SessionID
+		cs.unused.handOut(rsp.SessionID, respPos(&a.x), c.lost)
 	case id != 0 && epoch > 0 && rsp.SessionID != id && s != nil:
 		// The broker closed the session (session id 0: it holds no
 		// partition any more), a client starts again.
 		s.next = 0
+	}
+}
+
+// The unused session rule, conn.fetch-session-unused. A full fetch at
+// epoch 0 asks the broker for a session, and Kafka's broker keeps each
+// it creates in its fetch session cache (FetchSessionCache,
+// max.incremental.fetch.session.cache.slots, 1000 by default) until a
+// fetch closes it or a newer session evicts it. A client that asks again
+// and again over one connection, and never uses a session it was given,
+// fills the cache: other clients' sessions are evicted, or new ones
+// refused. Each time a fetch over a connection asks for a session, the
+// one the broker last handed out over it is judged: used when a fetch
+// over any connection named it (an incremental fetch, or a full fetch
+// that closed it). The rule says, once a connection, when
+// unusedSessionsSaid of them were left unused.
+
+// unusedSessionsSaid is how many sessions left unused over a connection
+// make the rule say so.
+const unusedSessionsSaid = 3
+
+// unusedSessions is what the rule holds of one connection: a few
+// counters, whatever the number of sessions.
+type unusedSessions struct {
+	id     int32 // the last session handed out over the connection, not yet judged; 0: none
+	at     int   // respPos of the answer that handed it out
+	lost   int   // Checker.lost then
+	handed int   // the sessions handed out over the connection
+	count  int   // of them, those left unused
+	said   bool
+}
+
+// handOut notes that an answer at pos handed out session id.
+func (u *unusedSessions) handOut(id int32, pos, lost int) {
+	u.id, u.at, u.lost = id, pos, lost
+	u.handed++
+}
+
+// unusedSession judges, at a fetch over cs that asks for a session, the
+// session the broker last handed out over cs.
+func (c *Checker) unusedSession(a *analysis, cs *connState, broker string) {
+	u := &cs.unused
+	id := u.id
+	if id == 0 {
+		return
+	}
+	u.id = 0
+	if reqPos(&a.x) < u.at {
+		// Sent before the answer that handed the session out came:
+		// the client could not use it yet.
+		return
+	}
+	where := a.at(Request, a.req.SessionEpochAt, 0, "body.sessionEpoch")
+	s := c.sessions[sessionKey{broker, id}]
+	switch {
+	case s == nil:
+		c.skip(ConnFetchSessionUnused, where,
+			"a fetch session left behind is not judged when the sessions followed were forgotten: past "+itoa(maxSessions)+" sessions, and a fetch that used it may have been among them")
+	case s.used:
+	case u.lost != c.lost:
+		c.skip(ConnFetchSessionUnused, where,
+			"a fetch session left behind "+c.afterLoss()+" is not judged (a fetch that used it may be in them)")
+	default:
+		u.count++
+		if u.count < unusedSessionsSaid || u.said {
+			return
+		}
+		u.said = true
+		c.add(ConnFetchSessionUnused, where,
+			"the client asks the broker for another fetch session (epoch 0), and "+itoa(u.count)+" of the "+itoa(u.handed)+
+				" sessions the broker handed out over this connection were left unused: no fetch named them, to continue or close them. Kafka keeps each in its fetch session cache until it is evicted, so a client that does this fills the cache (said once a connection)",
+			"an incremental fetch of session "+itoa(int(id))+" (session id "+itoa(int(id))+", epoch 1)",
+			"session id "+itoa(int(a.req.SessionID))+", epoch 0: a new session asked for, "+itoa(u.count)+" left unused")
 	}
 }
 

@@ -209,10 +209,11 @@ func TestFetchSessionsOfARealConsumer(t *testing.T) {
 	require.NotNil(t, patch)
 
 	fs := Check(xs)
-	for _, id := range []string{"conv.fetch-session", "frame.fetch-session", "frame.fetch-forgotten"} {
+	for _, id := range []string{"conv.fetch-session", "frame.fetch-session", "frame.fetch-forgotten", "conn.fetch-session-unused"} {
 		require.Empty(t, judged(fs, id), findingLines(fs))
 	}
 	require.NotContains(t, skippedIDs(fs), "conv.fetch-session", findingLines(fs))
+	require.NotContains(t, skippedIDs(fs), "conn.fetch-session-unused", findingLines(fs))
 
 	// Epoch 3 sent as 4.
 	b := append([]byte(nil), patch.Request...)

@@ -283,3 +283,124 @@ func TestFetchSessionsBounded(t *testing.T) {
 	require.Empty(t, judged(fs, "conv.fetch-session"), findingLines(fs))
 	require.Contains(t, findingLines(fs), "conv.fetch-session skipped conn 1 correlation 2 request (packet 3) at byte 37 (body.sessionId): a fetch session none of those followed holds is not judged: past 65536 sessions the ones followed were forgotten, and it may be one of them")
 }
+
+// asks is a client on cn asking for a session n times (session id 0,
+// epoch 0), the broker handing out sessions 5, 6, 7... that it never
+// uses.
+func asks(cn *Conn, n int) []Exchange {
+	var xs []Exchange
+	for i := range n {
+		xs = append(xs, sessX(cn, 10+2*i, int32(i+1), 0, 0, 0, int32(5+i)))
+	}
+	return xs
+}
+
+// A client that asks for a session again and again and uses none of
+// those the broker hands out fills the broker's fetch session cache: a
+// note once the third is left unused (at the fourth ask), once a
+// connection, naming how many were handed out and left unused.
+func TestFetchSessionUnused(t *testing.T) {
+	cn := fresh()
+	fs := Check(asks(cn, 3))
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+
+	fs = Check(asks(cn, 8))
+	require.Equal(t, []string{"conn.fetch-session-unused"}, ruleIDs(fs), findingLines(fs))
+	got := judged(fs, "conn.fetch-session-unused")
+	require.Len(t, got, 1, findingLines(fs))
+	require.Equal(t, Note, got[0].Severity)
+	require.Equal(t, "body.sessionEpoch", got[0].Where.Path)
+	require.Equal(t, int32(4), got[0].Where.Correlation)
+	require.Contains(t, got[0].String(), "3 of the 3 sessions the broker handed out over this connection were left unused")
+	require.True(t, strings.HasSuffix(got[0].String(), "expected an incremental fetch of session 7 (session id 7, epoch 1), found session id 0, epoch 0: a new session asked for, 3 left unused"), got[0].String())
+
+	// Said once a connection: another connection of the same client
+	// doing the same is said again.
+	other := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	var xs []Exchange
+	for i := range 5 {
+		xs = append(xs, sessX(cn, 10+4*i, int32(i+1), 0, 0, 0, int32(5+i)), sessX(other, 12+4*i, int32(i+1), 0, 0, 0, int32(50+i)))
+	}
+	fs = Check(xs)
+	got = judged(fs, "conn.fetch-session-unused")
+	require.Len(t, got, 2, findingLines(fs))
+	require.Equal(t, []int{1, 2}, []int{got[0].Where.Conn, got[1].Where.Conn})
+}
+
+// No note for a client that uses the sessions it is given (over the
+// connection or another), closes them, fetches without sessions, or is
+// given none; nor for a session asked for again before the answer that
+// handed the last one out came, nor after loss (said not judged).
+func TestFetchSessionUnusedNot(t *testing.T) {
+	cn := fresh()
+	other := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	used := func() []Exchange {
+		var xs []Exchange
+		for i := range 6 {
+			id, at := int32(5+i), 10+4*i
+			xs = append(xs, sessX(cn, at, int32(2*i+1), 0, 0, 0, id), sessX(cn, at+2, int32(2*i+2), id, 1, 0, id))
+		}
+		return xs
+	}
+	elsewhere := func() []Exchange {
+		var xs []Exchange
+		for i := range 6 {
+			id, at := int32(5+i), 10+4*i
+			xs = append(xs, sessX(cn, at, int32(i+1), 0, 0, 0, id), sessX(other, at+2, int32(i+1), id, 1, 0, id))
+		}
+		return xs
+	}
+	closed := func() []Exchange {
+		var xs []Exchange
+		for i := range 6 {
+			id, at := int32(5+i), 10+4*i
+			xs = append(xs, sessX(cn, at, int32(2*i+1), 0, 0, 0, id), sessX(cn, at+2, int32(2*i+2), id, -1, 0, 0))
+		}
+		return xs
+	}
+	// A Java client's restart: closes the last session and asks for
+	// another in one fetch (session id, epoch 0).
+	reopened := func() []Exchange {
+		xs := []Exchange{sessX(cn, 10, 1, 0, 0, 0, 5)}
+		for i := range 6 {
+			xs = append(xs, sessX(cn, 12+2*i, int32(i+2), int32(5+i), 0, 0, int32(6+i)))
+		}
+		return xs
+	}
+	full := func(epoch int32, got int32) []Exchange {
+		var xs []Exchange
+		for i := range 6 {
+			xs = append(xs, sessX(cn, 10+2*i, int32(i+1), 0, epoch, 0, got))
+		}
+		return xs
+	}
+	inFlight := func() []Exchange {
+		var xs []Exchange
+		for i := range 6 {
+			// Each ask sent before the answer to the one before it.
+			x := sessX(cn, 10+2*i, int32(i+1), 0, 0, 0, int32(5+i))
+			x.ResponsePacket = x.RequestPacket + 3
+			xs = append(xs, x)
+		}
+		return xs
+	}
+	for name, xs := range map[string][]Exchange{
+		"used": used(), "used elsewhere": elsewhere(), "closed": closed(), "reopened": reopened(),
+		"no sessions asked": full(-1, 0), "none given": full(0, 0), "in flight": inFlight(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			fs := Check(xs)
+			require.Empty(t, ruleIDs(fs), findingLines(fs))
+			require.NotContains(t, skippedIDs(fs), "conn.fetch-session-unused", findingLines(fs))
+		})
+	}
+
+	// Bytes lost while a session was out: it is not judged, and said so.
+	xs := asks(cn, 6)
+	for i := range xs {
+		xs[i].Gaps, xs[i].StreamGaps = 1, i+1
+	}
+	fs := Check(xs)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conn.fetch-session-unused", findingLines(fs))
+}

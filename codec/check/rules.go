@@ -158,6 +158,8 @@ var (
 		"A SaslHandshake answer lists the mechanisms the broker enables: the one asked for among them when it accepts it, at least one and not that one when it refuses it (UNSUPPORTED_SASL_MECHANISM)."}
 	ConnRetryVersion = &Rule{"conn.retry-version", LevelConnection, Error,
 		"After UNSUPPORTED_VERSION, a client does not send the same API at the same version again."}
+	ConnFetchSessionUnused = &Rule{"conn.fetch-session-unused", LevelConnection, Note,
+		"A client that asks a broker for a fetch session (session id 0, epoch 0) uses the one it is given before asking for another: each session left unused stays in the broker's fetch session cache until evicted."}
 
 	ConvSequence = &Rule{"conv.sequence", LevelConversation, Error,
 		"An idempotent producer's sequence numbers continue per producer id, epoch and partition: no gap, no overlap, a new epoch from 0, no epoch going back."}
@@ -184,7 +186,7 @@ var rules = []*Rule{
 	FrameTags, FrameTagSize, FrameUnknownTag, FrameTagDefault, FrameVarint, FrameLenient,
 	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
 	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
-	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnSASLHandshake, ConnRetryVersion,
+	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnSASLHandshake, ConnRetryVersion, ConnFetchSessionUnused,
 	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset, ConvFetchSession,
 	ConvGroupGeneration, ConvMemberEpoch,
 }
