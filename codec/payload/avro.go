@@ -551,7 +551,8 @@ func compileAvroSchema(sc avro.Schema, named map[string]*avroType) *avroType {
 func (w *walker) avroPayload(t *avroType, p int) {
 	mark := len(w.out)
 	w.decoded()
-	if !w.takeAt(p, 1) {
+	w.stopAt = p
+	if !w.takeData(p, 1) {
 		w.rollback(mark)
 		return
 	}

@@ -407,7 +407,7 @@ func (w *walker) jsonValue(start, end int, name string) {
 		w.topEnd = end
 		return
 	}
-	if !w.take(1) {
+	if !w.takeData(start, 1) {
 		w.rollback(mark)
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/kwire/kwire/codec"
 )
 
@@ -181,5 +183,49 @@ func framesBoth(t testing.TB, d *Decoder, key, value []byte, pick uint32) {
 		t.Fatalf("MaxNodes %d: JSON differs\ntree %s\njson %s", o.MaxNodes, tjs, fjs)
 	case fmt.Sprint(f.Warnings) != fmt.Sprint(fr.Warnings):
 		t.Fatalf("MaxNodes %d: warnings differ\ntree %v\njson %v", o.MaxNodes, f.Warnings, fr.Warnings)
+	}
+}
+
+// TestLimitAtDataStart: a framed payload whose framing took the last
+// nodes below NestedNodes is cut at its data's first node, and the limit
+// warning says so where the data starts (after the magic byte and schema
+// id, or after Protobuf's message indexes for the message), where the
+// raw node of what was not decoded starts, not at the magic byte.
+func TestLimitAtDataStart(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{
+		1: {Text: `"long"`},
+		3: {Type: TypeProtobuf, Text: refundProto},
+		5: {Type: TypeJSON, Text: `{"type":"object"}`},
+	}}
+	d := NewDecoder(src, Config{})
+	for _, tc := range []struct {
+		name   string
+		p      []byte
+		nested int
+		at     int
+	}{
+		{"avro", framed(1, []byte{2}), 2, 5},
+		{"jsonschema", framed(5, []byte(`{"a":1}`)), 2, 5},
+		{"protobuf indexes", framed(3, []byte{0, 8, 1}), 2, 5},
+		{"protobuf message", framed(3, []byte{0, 8, 1}), 3, 6},
+		// Unframed data starts at the payload's first byte (no nodes:
+		// none fit).
+		{"json", []byte(`{"a":1}`), 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bigBudget()
+			b.NestedNodes = tc.nested
+			r := decodeBothCut(t, d, tc.p, false, "t", b)
+			require.Len(t, r.warnings, 1, "%+v", r.warnings)
+			w := r.warnings[0]
+			require.True(t, w.Limit, "%+v", w)
+			require.Contains(t, w.Message, "the MaxNodes limit")
+			require.Equal(t, tc.at, w.Offset, "%+v", w)
+			require.Equal(t, "value", w.Path)
+			if tc.at > 0 {
+				last := r.nodes[len(r.nodes)-1]
+				require.Equal(t, tc.at, last.Start, "the node of what was not decoded: %s", last.Name)
+			}
+		})
 	}
 }

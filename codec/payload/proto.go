@@ -303,7 +303,7 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 		return
 	}
 	mark := len(w.out)
-	if !w.take(1) {
+	if !w.takeData(idxEnd, 1) {
 		return
 	}
 	root := w.leaf("protobuf", "protobuf message "+string(md.FullName()), schema.Struct, idxEnd, w.in.End)
@@ -481,7 +481,7 @@ func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
 		w.out = jsontext.AppendInt(w.out, int64(x))
 	}
 	w.out = append(w.out, ']')
-	if !w.take(1) {
+	if !w.takeData(p, 1) {
 		return
 	}
 	typ, etyp := "zig-zag varints", "zig-zag varint"

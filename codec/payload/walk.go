@@ -68,14 +68,26 @@ func (w *walker) pop()                      { w.path = w.path[:len(w.path)-1] }
 // take charges n nodes, or stops the walk with a limit warning when they
 // do not fit below the budget's NestedNodes.
 func (w *walker) take(n int) bool {
+	at := w.in.Start
+	if len(w.path) > 0 {
+		at = w.stopAt
+	}
+	return w.charge(at, n)
+}
+
+// takeData is take for the first node of the data (what follows the
+// registry's framing, or the payload itself when it has none): a limit
+// that stops it is said at at, where the data left undecoded starts, not
+// at the payload's first byte (the magic byte of a framed one).
+func (w *walker) takeData(at, n int) bool { return w.charge(at, n) }
+
+// charge charges n nodes, or stops the walk with a limit warning at at
+// when they do not fit below the budget's NestedNodes.
+func (w *walker) charge(at, n int) bool {
 	if w.stopped {
 		return false
 	}
 	if !w.b.Fits(n) {
-		at := w.in.Start
-		if len(w.path) > 0 {
-			at = w.stopAt
-		}
 		w.limit(at, "payload not decoded further: the MaxNodes limit ("+strconv.Itoa(w.b.MaxNodes)+" nodes) is reached")
 		return false
 	}
