@@ -381,6 +381,11 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 			r.records(f, n.Get("records"), p)
 		}, ff)
 	case schema.KeyFetch:
+		// Both sides name the session (KIP-227); a request also says its
+		// epoch and the topics it forgets.
+		if n := b.Get("sessionId"); n != nil {
+			ff.HasSession, ff.SessionID, ff.SessionIDAt = true, int32(n.Int), n.Start
+		}
 		if f.Response {
 			r.eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 				p.ErrorCode = int16(intOf(n.Get("errorCode")))
@@ -393,19 +398,13 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 				}
 				r.records(f, n.Get("records"), p)
 			}, ff)
-			if n := b.Get("sessionId"); n != nil {
-				ff.HasSession, ff.SessionID, ff.SessionIDAt = true, int32(n.Int), n.Start
-			}
 			return
 		}
-		if n := b.Get("sessionId"); n != nil {
-			ff.HasSession, ff.SessionID, ff.SessionIDAt = true, int32(n.Int), n.Start
-			if e := b.Get("sessionEpoch"); e != nil {
-				ff.SessionEpoch, ff.SessionEpochAt = int32(e.Int), e.Start
-			}
-			if t := b.Get("forgottenTopicsData"); t != nil {
-				ff.Forgotten, ff.ForgottenAt = len(elems(t)), t.Start
-			}
+		if e := b.Get("sessionEpoch"); e != nil {
+			ff.SessionEpoch, ff.SessionEpochAt = int32(e.Int), e.Start
+		}
+		if t := b.Get("forgottenTopicsData"); t != nil {
+			ff.Forgotten, ff.ForgottenAt = len(elems(t)), t.Start
 		}
 		ff.ReplicaID = -1
 		if n := b.Get("replicaId"); n != nil {
