@@ -387,6 +387,10 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 			ff.HasSession, ff.SessionID, ff.SessionIDAt = true, int32(n.Int), n.Start
 		}
 		if f.Response {
+			if n := b.Get("errorCode"); n != nil {
+				ff.ErrorCodeAt = n.Start
+			}
+			ff.ThrottleMs = int32(intOf(b.Get("throttleTimeMs")))
 			r.eachPart(b, "responses", "partitions", "partitionIndex", func(p *partFacts, n *tree.Node) {
 				p.ErrorCode = int16(intOf(n.Get("errorCode")))
 				p.HighWatermark = intOf(n.Get("highWatermark"))

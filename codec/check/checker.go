@@ -96,6 +96,9 @@ type connState struct {
 	// connection that the client left unused (conn.fetch-session-unused,
 	// fetchsession.go).
 	unused unusedSessions
+	// answerSaid says which of a broker's fetch session answers were
+	// said over the connection (conv.fetch-session-answer), a bit each.
+	answerSaid uint8
 }
 
 type brokerState struct {

@@ -14,7 +14,8 @@
 // version repeated after UNSUPPORTED_VERSION, fetch sessions asked for
 // and left unused); conversation rules read
 // every connection of a capture (idempotent sequences, transactions,
-// consumer fetch and commit offsets, fetch sessions' ids and epochs,
+// consumer fetch and commit offsets, fetch sessions' ids, epochs and
+// sides of Fetch v13, and the broker's answers to them,
 // consumer group members' generations and member epochs). Each rule has
 // an id, a severity and
 // a one-line statement (Rules); its page (package ruledoc) says what Kafka

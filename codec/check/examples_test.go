@@ -570,6 +570,15 @@ func ruleExamples() map[string]example {
 		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 0, 0, false), sessRsp(2, 0, 6), sessReq(3, 0, 0, false), sessRsp(3, 0, 7), sessReq(4, 0, 0, false), sessRsp(4, 0, 8)),
 		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 5, 1, false), sessRsp(2, 0, 5), sessReq(3, 0, 0, false), sessRsp(3, 0, 6), sessReq(4, 6, 1, false), sessRsp(4, 0, 6),
 			sessReq(5, 0, 0, false), sessRsp(5, 0, 7), sessReq(6, 7, 1, false), sessRsp(6, 0, 7), sessReq(7, 0, 0, false), sessRsp(7, 0, 8))}
+	// Session 5 created by a Fetch v12, continued at v13 (topic ids):
+	// FETCH_SESSION_TOPIC_ID_ERROR; the twin stays at v12.
+	ex["conv.fetch-session-topic-ids"] = example{
+		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReqV(13, 2, 5, 1, false), sessRspV(13, 2, 106, 0, 0)),
+		fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5), sessReq(2, 5, 1, false), sessRsp(2, 0, 5))}
+	// A fetch at epoch -1 (no session) answered with session id 9.
+	ex["conv.fetch-session-answer"] = example{
+		fr(sessReq(1, 0, -1, false), sessRsp(1, 0, 9)),
+		fr(sessReq(1, 0, -1, false), sessRsp(1, 0, 0))}
 	ex["frame.fetch-session"] = example{fr(sessReq(1, 0, 3, false), sessRsp(1, 70, 0)), fr(sessReq(1, 0, 0, false), sessRsp(1, 0, 5))}
 	ex["frame.fetch-forgotten"] = example{fr(sessReq(1, 5, 0, true), sessRsp(1, 0, 6)), fr(sessReq(1, 5, 0, false), sessRsp(1, 0, 6))}
 	// The member, at generation 2, heartbeats at 1: ILLEGAL_GENERATION.

@@ -19,7 +19,35 @@ import "math"
 const (
 	errFetchSessionIDNotFound   = 70
 	errInvalidFetchSessionEpoch = 71
+	errFetchSessionTopicID      = 106 // FETCH_SESSION_TOPIC_ID_ERROR
 )
+
+// The two sides of Fetch v13 a session is created on (KIP-516): from v13
+// a fetch names its topics by topic id, before it by name. Kafka's
+// FullFetchContext creates a session with usesTopicIds = version >= 13,
+// and FetchManager.newContext answers FETCH_SESSION_TOPIC_ID_ERROR to an
+// incremental fetch of it, at its epoch, from the other side
+// (conv.fetch-session-topic-ids).
+const (
+	sideNames int8 = 1 + iota // Fetch v7-12
+	sideIDs                   // Fetch v13+
+)
+
+// sideOf is the side of Fetch v13 version v is on.
+func sideOf(v int16) int8 {
+	if v >= 13 {
+		return sideIDs
+	}
+	return sideNames
+}
+
+// sideSays says how a fetch at version v names its topics.
+func sideSays(v int16) string {
+	if sideOf(v) == sideIDs {
+		return "names topics by topic id"
+	}
+	return "names topics by name"
+}
 
 // sessionKey is a fetch session: its broker and id.
 type sessionKey struct {
@@ -41,6 +69,13 @@ type sessionState struct {
 	// used says a fetch named the session (continued or closed it):
 	// the client did not leave it unused (conn.fetch-session-unused).
 	used bool
+	// side is the side of Fetch v13 the session was created on, by a
+	// full fetch at version created (conv.fetch-session-topic-ids); 0:
+	// not known (the capture did not hold its creation, or it was closed
+	// since). sideSaid: a switch was said, once a session.
+	side     int8
+	sideSaid bool
+	created  int16
 }
 
 // sessionStep is where a session was after one of its fetches.
@@ -102,6 +137,7 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 		c.lateFetch(a, k, s)
 		return
 	}
+	switched := false // an incremental fetch on the other side of v13 from its session's
 	switch {
 	case id == 0:
 	case epoch == 0 || epoch == -1:
@@ -110,7 +146,12 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 			s = c.newSession(k)
 		}
 		s.step(0, epoch, pos, c.lost)
+		s.side = 0
 	case epoch > 0:
+		if s != nil && s.side != 0 && sideOf(req.Version) != s.side {
+			switched = s.lost == c.lost
+			c.sessionSide(a, k, s)
+		}
 		s = c.sessionEpoch(a, cs, k, s)
 	}
 	if id != 0 && s != nil {
@@ -122,22 +163,120 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 		c.unusedSession(a, cs, broker)
 	}
 	answered := rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.HasSession
+	if answered && req.Err == nil {
+		c.fetchAnswer(a, cs, switched)
+	}
 	switch {
 	case !answered || rsp.ErrorCode != 0:
 		// Not answered, or refused: the client starts again.
 		if s != nil && id != 0 && epoch > 0 {
 			s.next = 0
+			if answered && rsp.ErrorCode == errFetchSessionIDNotFound {
+				s.side = 0 // the broker holds no such session
+			}
 		}
 	case epoch == 0 && rsp.SessionID != 0:
 		// The answer created a session: its first incremental fetch
-		// is at epoch 1.
-		c.newSession(sessionKey{broker, rsp.SessionID}).sessionStep = sessionStep{next: 1, pos: pos, lost: c.lost}
+		// is at epoch 1, on the side of v13 the fetch was on.
+		n := c.newSession(sessionKey{broker, rsp.SessionID})
+		n.sessionStep = sessionStep{next: 1, pos: pos, lost: c.lost}
+		n.side, n.created = sideOf(req.Version), req.Version
 		cs.given = rsp.SessionID
 		cs.unused.handOut(rsp.SessionID, respPos(&a.x), c.lost)
 	case id != 0 && epoch > 0 && rsp.SessionID != id && s != nil:
 		// The broker closed the session (session id 0: it holds no
 		// partition any more), a client starts again.
 		s.next = 0
+		s.side = 0
+	}
+}
+
+// sessionSide applies conv.fetch-session-topic-ids to an incremental
+// fetch of session k (s) on the other side of Fetch v13 from the full
+// fetch that created it: judged when nothing was lost since the
+// session's last fetch (a fetch that closed it may be in them), said
+// once a session.
+func (c *Checker) sessionSide(a *analysis, k sessionKey, s *sessionState) {
+	req := &a.req
+	switch {
+	case s.sideSaid:
+	case s.lost != c.lost:
+		c.skip(ConvFetchSessionTopicIDs, a.where(Request),
+			"a fetch session's version "+c.afterLoss()+" is not judged (a fetch that closed the session may be in them)")
+	default:
+		s.sideSaid = true
+		answer := sessionAnswer(a, errFetchSessionTopicID, "FETCH_SESSION_TOPIC_ID_ERROR")
+		if s.next != 0 && req.SessionEpoch != s.next {
+			// FetchManager checks the epoch first.
+			answer = sessionAnswer(a, errInvalidFetchSessionEpoch, "INVALID_FETCH_SESSION_EPOCH, its epoch being wrong too; at the right epoch, FETCH_SESSION_TOPIC_ID_ERROR")
+		}
+		want := "Fetch v13 or later (topics by id)"
+		if s.side == sideNames {
+			want = "Fetch v12 or earlier (topics by name)"
+		}
+		c.add(ConvFetchSessionTopicIDs, a.where(Request),
+			"the fetch continues session "+itoa(int(k.id))+" at Fetch v"+itoa(int(req.Version))+", which "+sideSays(req.Version)+
+				", but a Fetch v"+itoa(int(s.created))+", which "+sideSays(s.created)+", created the session: a session keeps the side of v13 it was created on"+answer,
+			want+", as the session was created, or a full fetch (epoch 0) for a new session", "Fetch v"+itoa(int(req.Version))+", session id "+itoa(int(k.id))+", epoch "+itoa(int(req.SessionEpoch)))
+	}
+}
+
+// Answer kinds of conv.fetch-session-answer, each said once a
+// connection (connState.answerSaid, a bit each).
+const (
+	answerTopicIDFull uint8 = 1 << iota // FETCH_SESSION_TOPIC_ID_ERROR to a full fetch
+	answerSwitchTaken                   // a switch of sides accepted
+	answerSessionless                   // a session id to a fetch at epoch -1
+	answerOtherID                       // an incremental fetch accepted under another id
+)
+
+// fetchAnswer applies conv.fetch-session-answer to a Fetch's answer,
+// as Kafka's FetchManager.newContext and its FetchContexts make it: a
+// full fetch (epoch 0 or -1) never gets FETCH_SESSION_TOPIC_ID_ERROR; an
+// incremental fetch that switched sides of v13 (switched: its session's
+// creation captured, nothing lost since) is never accepted; a fetch at
+// epoch -1 (SessionlessFetchContext) is answered with session id 0; an
+// incremental fetch accepted (IncrementalFetchContext) carries its
+// session's id, or 0 when it left the session empty and closed it. An
+// answer with throttleTimeMs above 0 may be a throttled one, which Kafka
+// sends with error code 0 whatever the fetch (getThrottledResponse): a
+// switch so answered is not judged.
+func (c *Checker) fetchAnswer(a *analysis, cs *connState, switched bool) {
+	req, rsp := &a.req, &a.rsp
+	id, epoch := req.SessionID, req.SessionEpoch
+	errAt := a.at(Response, rsp.ErrorCodeAt, 0, "body.errorCode")
+	idAt := a.at(Response, rsp.SessionIDAt, 0, "body.sessionId")
+	say := func(kind uint8, w Where, what, expected, found string) {
+		if cs.answerSaid&kind != 0 {
+			return
+		}
+		cs.answerSaid |= kind
+		c.add(ConvFetchSessionAnswer, w, what, expected, found)
+	}
+	full := "no session error: a full fetch closes the session it names and may be given a new one"
+	if epoch == -1 {
+		full = "no session error: a full fetch at epoch -1 closes the session it names and asks for none"
+	}
+	switch {
+	case (epoch == 0 || epoch == -1) && rsp.ErrorCode == errFetchSessionTopicID:
+		say(answerTopicIDFull, errAt,
+			"the broker answers a full fetch (epoch "+itoa(int(epoch))+") FETCH_SESSION_TOPIC_ID_ERROR: a full fetch continues no session, and Kafka gives that error only to an incremental fetch whose version is on the other side of v13 from its session's (said once a connection)",
+			full, "error code 106 (FETCH_SESSION_TOPIC_ID_ERROR)")
+	case switched && rsp.ErrorCode == 0 && rsp.ThrottleMs == 0:
+		say(answerSwitchTaken, errAt,
+			"the broker accepts an incremental fetch of session "+itoa(int(id))+" at Fetch v"+itoa(int(req.Version))+", which "+sideSays(req.Version)+", in a session created on the other side of v13: Kafka answers FETCH_SESSION_TOPIC_ID_ERROR (said once a connection)",
+			"error code 106 (FETCH_SESSION_TOPIC_ID_ERROR)", "error code 0")
+	case switched && rsp.ErrorCode == 0:
+		c.skip(ConvFetchSessionAnswer, errAt,
+			"a fetch that switched sides of v13, answered with a throttle time, is not judged: Kafka answers a throttled fetch with error code 0 whatever its session")
+	case epoch == -1 && rsp.ErrorCode == 0 && rsp.SessionID != 0:
+		say(answerSessionless, idAt,
+			"the broker answers a fetch at epoch -1, which asks for no session, with session id "+itoa(int(rsp.SessionID))+": Kafka answers it without a session (said once a connection)",
+			"session id 0", "session id "+itoa(int(rsp.SessionID)))
+	case id != 0 && epoch > 0 && rsp.ErrorCode == 0 && rsp.SessionID != 0 && rsp.SessionID != id:
+		say(answerOtherID, idAt,
+			"the broker accepts an incremental fetch of session "+itoa(int(id))+" under session id "+itoa(int(rsp.SessionID))+": Kafka answers an incremental fetch it accepts with its session's id, or 0 when the fetch left the session empty and closed it (said once a connection)",
+			"session id "+itoa(int(id))+" or 0", "session id "+itoa(int(rsp.SessionID)))
 	}
 }
 

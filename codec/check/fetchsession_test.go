@@ -12,35 +12,55 @@ import (
 // sessReq is a Fetch v12 of orders-0 at offset 0 in session id at epoch,
 // forgetting orders-1 when forget is set.
 func sessReq(corr, id, epoch int32, forget bool) []byte {
+	return sessReqV(12, corr, id, epoch, forget)
+}
+
+// ordersID is the topic id of orders, which Fetch v13+ names it by.
+var ordersID = [16]byte{0x6f, 0x72, 0x64, 0x65, 0x72, 0x73, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+
+// sessReqV is sessReq at Fetch version v.
+func sessReqV(v int16, corr, id, epoch int32, forget bool) []byte {
 	r := kmsg.NewPtrFetchRequest()
 	r.ReplicaID, r.MaxWaitMillis, r.MinBytes, r.MaxBytes = -1, 500, 1, 1<<20
 	r.SessionID, r.SessionEpoch = id, epoch
 	t := kmsg.NewFetchRequestTopic()
-	t.Topic = "orders"
+	t.Topic, t.TopicID = "orders", ordersID
 	p := kmsg.NewFetchRequestTopicPartition()
 	p.PartitionMaxBytes = 1 << 20
 	t.Partitions = append(t.Partitions, p)
 	r.Topics = append(r.Topics, t)
 	if forget {
 		f := kmsg.NewFetchRequestForgottenTopic()
-		f.Topic, f.Partitions = "orders", []int32{1}
+		f.Topic, f.TopicID, f.Partitions = "orders", ordersID, []int32{1}
 		r.ForgottenTopics = append(r.ForgottenTopics, f)
 	}
-	return req(r, 12, corr)
+	return req(r, v, corr)
 }
 
 // sessRsp answers a Fetch v12 with error code code and session id id.
 func sessRsp(corr int32, code int16, id int32) []byte {
+	return sessRspV(12, corr, code, id, 0)
+}
+
+// sessRspV answers a Fetch at version v with error code code, session id
+// id and throttle time throttle.
+func sessRspV(v int16, corr int32, code int16, id, throttle int32) []byte {
 	r := kmsg.NewPtrFetchResponse()
-	r.ErrorCode, r.SessionID = code, id
+	r.ErrorCode, r.SessionID, r.ThrottleMillis = code, id, throttle
 	if code == 0 {
 		t := kmsg.NewFetchResponseTopic()
-		t.Topic = "orders"
+		t.Topic, t.TopicID = "orders", ordersID
 		p := kmsg.NewFetchResponseTopicPartition()
 		t.Partitions = append(t.Partitions, p)
 		r.Topics = append(r.Topics, t)
 	}
-	return rsp(r, 12, corr)
+	return rsp(r, v, corr)
+}
+
+// sessXV is sessX at Fetch version v, answered after throttle ms.
+func sessXV(v int16, cn *Conn, pos int, corr, id, epoch int32, code int16, got, throttle int32) Exchange {
+	return Exchange{Conn: cn, Request: sessReqV(v, corr, id, epoch, false), Response: sessRspV(v, corr, code, got, throttle),
+		RequestPacket: pos, ResponsePacket: pos + 1}
 }
 
 // sessX is one fetch exchange on cn: session id at epoch, answered with
@@ -252,7 +272,11 @@ func TestFetchSessionFields(t *testing.T) {
 	fs = one(sessReq(1, 5, -2, false))
 	require.Equal(t, []string{"frame.fetch-session"}, ruleIDs(fs), findingLines(fs))
 	for _, e := range []int32{0, -1} {
-		fs = Check(FromFrames(fr(sessReq(1, 5, e, true), sessRsp(1, 0, 6))))
+		got := int32(6) // a new session; none for epoch -1
+		if e == -1 {
+			got = 0
+		}
+		fs = Check(FromFrames(fr(sessReq(1, 5, e, true), sessRsp(1, 0, got))))
 		require.Equal(t, []string{"frame.fetch-forgotten"}, ruleIDs(fs), findingLines(fs))
 		require.Equal(t, "body.forgottenTopicsData", judged(fs, "frame.fetch-forgotten")[0].Where.Path)
 	}
@@ -403,4 +427,142 @@ func TestFetchSessionUnusedNot(t *testing.T) {
 	fs := Check(xs)
 	require.Empty(t, ruleIDs(fs), findingLines(fs))
 	require.Contains(t, skippedIDs(fs), "conn.fetch-session-unused", findingLines(fs))
+}
+
+// A session keeps the side of Fetch v13 it was created on (KIP-516): an
+// incremental fetch from the other side is flagged once a session, with
+// both versions, at the request; Kafka's answer is named, and when the
+// epoch is wrong too, that Kafka checks the epoch first.
+func TestFetchSessionTopicIDs(t *testing.T) {
+	cn := fresh()
+	for _, tc := range []struct {
+		name           string
+		created, other int16
+		want           string
+	}{
+		{"names to ids", 12, 13, "the fetch continues session 5 at Fetch v13, which names topics by topic id, but a Fetch v12, which names topics by name, created the session: a session keeps the side of v13 it was created on (the broker answered FETCH_SESSION_TOPIC_ID_ERROR), expected Fetch v12 or earlier (topics by name), as the session was created, or a full fetch (epoch 0) for a new session, found Fetch v13, session id 5, epoch 2"},
+		{"ids to names", 16, 11, "the fetch continues session 5 at Fetch v11, which names topics by name, but a Fetch v16, which names topics by topic id, created the session: a session keeps the side of v13 it was created on (the broker answered FETCH_SESSION_TOPIC_ID_ERROR), expected Fetch v13 or later (topics by id), as the session was created, or a full fetch (epoch 0) for a new session, found Fetch v11, session id 5, epoch 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.created
+			xs := []Exchange{sessXV(v, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(v, cn, 12, 2, 5, 1, 0, 5, 0)}
+			// Refused, then the same again: said once a session.
+			xs = append(xs, sessXV(tc.other, cn, 14, 3, 5, 2, 106, 0, 0), sessXV(tc.other, cn, 16, 4, 5, 2, 106, 0, 0))
+			fs := Check(xs)
+			require.Equal(t, []string{"conv.fetch-session-topic-ids"}, ruleIDs(fs), findingLines(fs))
+			got := judged(fs, "conv.fetch-session-topic-ids")
+			require.Len(t, got, 1, findingLines(fs))
+			require.Equal(t, Error, got[0].Severity)
+			require.Equal(t, Request, got[0].Where.Side)
+			require.Equal(t, int32(3), got[0].Where.Correlation)
+			require.True(t, strings.HasSuffix(got[0].String(), tc.want), got[0].String())
+		})
+	}
+	// A wrong epoch as well: Kafka answers INVALID_FETCH_SESSION_EPOCH
+	// first, and conv.fetch-session says the epoch.
+	fs := Check([]Exchange{sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(13, cn, 12, 2, 5, 4, 71, 0, 0)})
+	require.Equal(t, []string{"conv.fetch-session", "conv.fetch-session-topic-ids"}, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, judged(fs, "conv.fetch-session-topic-ids")[0].What, "(the broker answered INVALID_FETCH_SESSION_EPOCH, its epoch being wrong too; at the right epoch, FETCH_SESSION_TOPIC_ID_ERROR)")
+}
+
+// Not flagged: versions on one side of v13, a full fetch on the other
+// side (it closes the session and creates another), a session closed
+// (by the client, or gone: FETCH_SESSION_ID_NOT_FOUND, or closed by the
+// broker's answer) before a fetch names it from the other side, a session
+// whose creation the capture does not hold; after loss, said not judged.
+func TestFetchSessionTopicIDsNot(t *testing.T) {
+	cn := fresh()
+	mid := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092"}
+	for name, xs := range map[string][]Exchange{
+		"names":      {sessXV(7, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(12, cn, 12, 2, 5, 1, 0, 5, 0), sessXV(9, cn, 14, 3, 5, 2, 0, 5, 0)},
+		"ids":        {sessXV(13, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(17, cn, 12, 2, 5, 1, 0, 5, 0)},
+		"full fetch": {sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(13, cn, 12, 2, 5, 0, 0, 6, 0), sessXV(13, cn, 14, 3, 6, 1, 0, 6, 0)},
+		"closed":     {sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(12, cn, 12, 2, 5, -1, 0, 0, 0), sessXV(13, cn, 14, 3, 5, 1, 70, 0, 0)},
+		"not found":  {sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(12, cn, 12, 2, 5, 1, 70, 0, 0), sessXV(13, cn, 14, 3, 5, 2, 70, 0, 0)},
+		"emptied":    {sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(12, cn, 12, 2, 5, 1, 0, 0, 0), sessXV(13, cn, 14, 3, 5, 2, 70, 0, 0)},
+		"mid":        {sessXV(12, mid, 10, 1, 5, 7, 0, 5, 0), sessXV(13, mid, 12, 2, 5, 8, 106, 0, 0)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fs := Check(xs)
+			require.Empty(t, ruleIDs(fs), findingLines(fs))
+			require.NotContains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
+		})
+	}
+	lost := sessXV(13, cn, 14, 3, 5, 2, 106, 0, 0)
+	lost.Gaps, lost.StreamGaps = 1, 1
+	fs := Check([]Exchange{sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0), sessXV(12, cn, 12, 2, 5, 1, 0, 5, 0), lost})
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
+}
+
+// The broker's answers Kafka's FetchManager never gives: each flagged at
+// the response's field, once a connection for each kind.
+func TestFetchSessionAnswer(t *testing.T) {
+	cn := fresh()
+	created := sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0)
+	for _, tc := range []struct {
+		name  string
+		xs    []Exchange
+		rules []string
+		path  string
+		want  string
+	}{
+		{"topic id error to epoch 0", []Exchange{sessXV(13, cn, 10, 1, 0, 0, 106, 0, 0)}, nil, "body.errorCode",
+			"the broker answers a full fetch (epoch 0) FETCH_SESSION_TOPIC_ID_ERROR: a full fetch continues no session, and Kafka gives that error only to an incremental fetch whose version is on the other side of v13 from its session's (said once a connection), expected no session error: a full fetch closes the session it names and may be given a new one, found error code 106 (FETCH_SESSION_TOPIC_ID_ERROR)"},
+		{"topic id error to epoch -1", []Exchange{created, sessXV(13, cn, 12, 2, 5, -1, 106, 0, 0)}, nil, "body.errorCode",
+			"expected no session error: a full fetch at epoch -1 closes the session it names and asks for none, found error code 106 (FETCH_SESSION_TOPIC_ID_ERROR)"},
+		{"switch accepted", []Exchange{created, sessXV(13, cn, 12, 2, 5, 1, 0, 5, 0)}, []string{"conv.fetch-session-topic-ids"}, "body.errorCode",
+			"the broker accepts an incremental fetch of session 5 at Fetch v13, which names topics by topic id, in a session created on the other side of v13: Kafka answers FETCH_SESSION_TOPIC_ID_ERROR (said once a connection), expected error code 106 (FETCH_SESSION_TOPIC_ID_ERROR), found error code 0"},
+		{"sessionless given a session", []Exchange{sessXV(12, cn, 10, 1, 0, -1, 0, 9, 0)}, nil, "body.sessionId",
+			"the broker answers a fetch at epoch -1, which asks for no session, with session id 9: Kafka answers it without a session (said once a connection), expected session id 0, found session id 9"},
+		{"closing fetch given a session", []Exchange{created, sessXV(12, cn, 12, 2, 5, -1, 0, 5, 0)}, nil, "body.sessionId",
+			"expected session id 0, found session id 5"},
+		{"incremental under another id", []Exchange{created, sessXV(12, cn, 12, 2, 5, 1, 0, 8, 0)}, nil, "body.sessionId",
+			"the broker accepts an incremental fetch of session 5 under session id 8: Kafka answers an incremental fetch it accepts with its session's id, or 0 when the fetch left the session empty and closed it (said once a connection), expected session id 5 or 0, found session id 8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Twice: said once a connection (a switch accepted goes on
+			// to the next epoch).
+			again := tc.xs[len(tc.xs)-1]
+			if tc.name == "switch accepted" {
+				again = sessXV(13, cn, 30, 3, 5, 2, 0, 5, 0)
+			}
+			again.RequestPacket, again.ResponsePacket = 30, 31
+			xs := append(append([]Exchange(nil), tc.xs...), again)
+			fs := Check(xs)
+			require.ElementsMatch(t, append([]string{"conv.fetch-session-answer"}, tc.rules...), ruleIDs(fs), findingLines(fs))
+			got := judged(fs, "conv.fetch-session-answer")
+			require.Len(t, got, 1, findingLines(fs))
+			require.Equal(t, Warning, got[0].Severity)
+			require.Equal(t, Response, got[0].Where.Side)
+			require.Equal(t, tc.path, got[0].Where.Path)
+			require.True(t, strings.HasSuffix(got[0].String(), tc.want), got[0].String())
+		})
+	}
+}
+
+// Answers Kafka gives, or may: not flagged. A switch answered with a
+// throttle time is said not judged (Kafka answers a throttled fetch with
+// error code 0, whatever its session).
+func TestFetchSessionAnswerNot(t *testing.T) {
+	cn := fresh()
+	created := sessXV(12, cn, 10, 1, 0, 0, 0, 5, 0)
+	for name, xs := range map[string][]Exchange{
+		"switch refused":              {created, sessXV(13, cn, 12, 2, 5, 1, 106, 0, 0)},
+		"switch, session evicted":     {created, sessXV(13, cn, 12, 2, 5, 1, 70, 0, 0)},
+		"topic id error, same side":   {created, sessXV(12, cn, 12, 2, 5, 1, 106, 0, 0)},
+		"incremental emptied":         {created, sessXV(12, cn, 12, 2, 5, 1, 0, 0, 0)},
+		"error echoes the session id": {created, sessXV(12, cn, 12, 2, 5, -1, 1, 5, 0), sessXV(12, cn, 14, 3, 0, -1, 0, 0, 0)},
+		"epoch refused with its id":   {created, sessXV(12, cn, 12, 2, 5, 3, 71, 5, 0)},
+		"no session for epoch 0":      {sessXV(12, cn, 10, 1, 0, 0, 0, 0, 0)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fs := Check(xs)
+			require.NotContains(t, ruleIDs(fs), "conv.fetch-session-answer", findingLines(fs))
+			require.NotContains(t, skippedIDs(fs), "conv.fetch-session-answer", findingLines(fs))
+		})
+	}
+	fs := Check([]Exchange{created, sessXV(13, cn, 12, 2, 5, 1, 0, 0, 200)})
+	require.Equal(t, []string{"conv.fetch-session-topic-ids"}, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conv.fetch-session-answer", findingLines(fs))
 }

@@ -160,12 +160,15 @@ type frameFacts struct {
 
 	// A Fetch request's session (v7+, KIP-227): its id and epoch, where
 	// each is, and how many forgotten topics it lists and where; a Fetch
-	// response's session id and where it is (the top-level errorCode is
-	// ErrorCode). HasSession says the version has them.
+	// response's session id and where it is, where its top-level
+	// errorCode (ErrorCode) is, and its throttleTimeMs. HasSession says
+	// the version has them.
 	HasSession                  bool
 	SessionID, SessionEpoch     int32
 	SessionIDAt, SessionEpochAt int
 	Forgotten, ForgottenAt      int
+	ErrorCodeAt                 int
+	ThrottleMs                  int32
 
 	// A group member's request (JoinGroup, SyncGroup, Heartbeat,
 	// LeaveGroup v0-2, OffsetCommit, TxnOffsetCommit, ConsumerGroupHeartbeat)

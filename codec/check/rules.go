@@ -175,6 +175,10 @@ var (
 		"A committed offset lies within what the consumer fetched of that partition."}
 	ConvFetchSession = &Rule{"conv.fetch-session", LevelConversation, Error,
 		"A consumer's incremental fetch names a fetch session its broker gave (KIP-227), at the epoch after its last fetch's: 1 after the answer that created the session, then 2, 3... (wrapping to 1)."}
+	ConvFetchSessionTopicIDs = &Rule{"conv.fetch-session-topic-ids", LevelConversation, Error,
+		"An incremental fetch names topics as the full fetch that created its session did: by topic id (Fetch v13 and later) or by name (v12 and earlier), never switching sides of v13 within a session."}
+	ConvFetchSessionAnswer = &Rule{"conv.fetch-session-answer", LevelConversation, Warning,
+		"A broker answers fetch sessions as Kafka's FetchManager does: FETCH_SESSION_TOPIC_ID_ERROR only to an incremental fetch, which it gives to one that switches sides of Fetch v13; no session id to a fetch at epoch -1; an incremental fetch it accepts under that fetch's own session id, or 0."}
 	ConvGroupGeneration = &Rule{"conv.group-generation", LevelConversation, Warning,
 		"A classic group member's SyncGroup, Heartbeat, OffsetCommit and LeaveGroup carry the member id and generation its latest JoinGroup answer gave it, and a JoinGroup that rejoins carries that member id."}
 	ConvMemberEpoch = &Rule{"conv.member-epoch", LevelConversation, Warning,
@@ -187,7 +191,7 @@ var rules = []*Rule{
 	RecordsCRC, RecordsCount, RecordsOffsetDelta, RecordsMaxTimestamp, RecordsFirstTimestamp,
 	RecordsCodec, RecordsMagic, RecordsControl, RecordsMarker, RecordsProducer, RecordsRecord, RecordsTruncated, RecordsLenient,
 	ConnVersion, ConnCorrelation, ConnOrder, ConnSASL, ConnSASLExchange, ConnSASLHandshake, ConnRetryVersion, ConnFetchSessionUnused,
-	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset, ConvFetchSession,
+	ConvSequence, ConvTxnAdd, ConvTxnWrite, ConvTxnEnd, ConvFetchOffset, ConvCommitOffset, ConvFetchSession, ConvFetchSessionTopicIDs, ConvFetchSessionAnswer,
 	ConvGroupGeneration, ConvMemberEpoch,
 }
 
