@@ -194,6 +194,7 @@ func initProducer(rc *rawClient, txn *string) (int64, int16) {
 type scenario struct {
 	rule   string
 	sasl   bool                                      // kfake requires SASL (PLAIN, SCRAM-SHA-256)
+	answer []string                                  // rules kfake's answers break in the faulty conversation alone
 	broker func(t *testing.T, kfake string) string   // a misbehaving broker in front of kfake; "" for kfake itself
 	run    func(t *testing.T, addr string, bad bool) // the client
 }
@@ -382,6 +383,52 @@ var scenarios = []scenario{
 			require.Zero(t, r.ErrorCode)
 		}
 		fetch(id, -1, 5) // closed
+	}},
+	{rule: "conn.fetch-session-unused", run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		fetch := func(id, epoch int32) *kmsg.FetchResponse {
+			r := fetchReqAt(0)
+			r.SessionID, r.SessionEpoch = id, epoch
+			return rc.call(r, 11).(*kmsg.FetchResponse)
+		}
+		// Four asks for a session (session id 0, epoch 0): the faulty
+		// client uses none it is given, its twin continues each once
+		// (epoch 1) before it asks again.
+		for range 4 {
+			got := fetch(0, 0)
+			require.Zero(t, got.ErrorCode)
+			require.NotZero(t, got.SessionID, "kfake gives a session")
+			if !bad {
+				require.Zero(t, fetch(got.SessionID, 1).ErrorCode)
+			}
+		}
+	}},
+	// kfake does not enforce a session's side of Fetch v13: it accepts
+	// the switch that Kafka answers FETCH_SESSION_TOPIC_ID_ERROR.
+	{rule: "conv.fetch-session-topic-ids", answer: []string{"conv.fetch-session-answer"}, run: func(t *testing.T, addr string, bad bool) {
+		rc := dialRaw(t, addr)
+		defer rc.close()
+		md := rc.call(metadataReqOf("orders"), 12).(*kmsg.MetadataResponse)
+		require.Len(t, md.Topics, 1)
+		topicID := md.Topics[0].TopicID
+		fetch := func(v int16, id, epoch int32) *kmsg.FetchResponse {
+			r := fetchReqAt(0)
+			r.Topics[0].TopicID = topicID
+			r.SessionID, r.SessionEpoch = id, epoch
+			return rc.call(r, v).(*kmsg.FetchResponse)
+		}
+		first := fetch(12, 0, 0) // a session on the names' side
+		require.Zero(t, first.ErrorCode)
+		require.NotZero(t, first.SessionID, "kfake gives a session")
+		id := first.SessionID
+		require.Zero(t, fetch(12, id, 1).ErrorCode)
+		v := int16(12)
+		if bad {
+			v = 13 // topic ids
+		}
+		require.Zero(t, fetch(v, id, 2).ErrorCode, "kfake accepts it either way")
+		fetch(12, id, -1) // closed
 	}},
 	{rule: "conv.group-generation", run: func(t *testing.T, addr string, bad bool) {
 		rc := dialRaw(t, addr)
@@ -657,7 +704,7 @@ func TestCheckRuleCaptures(t *testing.T) {
 				rules, code := checkRules(t, file) // the broker side is inferred: the client sends requests
 				kfake := kfakeRules(s)
 				if bad {
-					require.ElementsMatch(t, append([]string{s.rule}, kfake...), rules, "%s: the misbehaving conversation", file)
+					require.ElementsMatch(t, append(append([]string{s.rule}, kfake...), s.answer...), rules, "%s: the misbehaving conversation", file)
 				} else {
 					require.ElementsMatch(t, kfake, rules, "%s: the same conversation without the fault", file)
 					require.Equal(t, 0, code)
@@ -681,7 +728,8 @@ func TestCheckRuleCapturesOneRule(t *testing.T) {
 	require.Contains(t, string(out), "--- PASS: TestCheckRuleCaptures/conn.version")
 }
 
-// kfakeRules are the rules kfake itself breaks in scenario s: it accepts
+// kfakeRules are the rules kfake itself breaks in both conversations of
+// scenario s (those its answers to the fault break are scenario.answer): it accepts
 // a SASL mechanism with error code 0 and lists no enabled mechanisms,
 // where Kafka's broker lists them (conn.sasl-handshake, a warning), in
 // every SASL conversation.

@@ -38,7 +38,7 @@ func proxyCheckRules(t *testing.T, upstream string, run func(addr string), args 
 // and conversation rule's conversation (TestCheckRuleCaptures' scenarios:
 // a misbehaving client, or broker, against kfake) as kwire check judges
 // its capture: the fault flagged with exactly its rule, the same
-// conversation without it clean (kfake's own faults, kfakeRules, aside). A reused correlation id went unseen
+// conversation without it clean (kfake's own faults, kfakeRules and scenario.answer, aside). A reused correlation id went unseen
 // live, and a broker answering out of order was a request never answered
 // and a response to no request where the capture has one late answer.
 func TestProxyCheckRuleScenarios(t *testing.T) {
@@ -63,7 +63,7 @@ func TestProxyCheckRuleScenarios(t *testing.T) {
 			cluster.Close()
 			kfake := kfakeRules(s) // warnings: they leave the exit status alone
 			if bad {
-				require.ElementsMatch(t, append([]string{s.rule}, kfake...), rules, "%s through the proxy:\n%s", name, errOut)
+				require.ElementsMatch(t, append(append([]string{s.rule}, kfake...), s.answer...), rules, "%s through the proxy:\n%s", name, errOut)
 				// --fail-on error, the default: the warnings' rules pass.
 				require.Equal(t, map[bool]int{true: 1, false: 0}[check.RuleByID(s.rule).Severity == check.Error], code, errOut)
 			} else {
