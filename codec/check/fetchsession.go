@@ -151,6 +151,12 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 		if s != nil && s.side != 0 && sideOf(req.Version) != s.side {
 			switched = s.lost == c.lost
 			c.sessionSide(a, k, s)
+		} else if s == nil && c.sessionsForgot {
+			// The limit cut what the rules follow: the session may be
+			// one whose creation they forgot.
+			why := "a fetch session none of those followed holds is not judged: past " + itoa(maxSessions) + " sessions the ones followed were forgotten, and it may be one of them"
+			c.skip(ConvFetchSessionTopicIDs, a.where(Request), why)
+			c.skip(ConvFetchSessionAnswer, a.where(Request), why)
 		}
 		s = c.sessionEpoch(a, cs, k, s)
 	}

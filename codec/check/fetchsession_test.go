@@ -306,6 +306,9 @@ func TestFetchSessionsBounded(t *testing.T) {
 	fs := c.Add(z.Analyze(&Exchange{Conn: cn, Request: sessReq(2, 3, 1, false), Response: sessRsp(2, 70, 0), RequestPacket: 3, ResponsePacket: 4}))
 	require.Empty(t, judged(fs, "conv.fetch-session"), findingLines(fs))
 	require.Contains(t, findingLines(fs), "conv.fetch-session skipped conn 1 correlation 2 request (packet 3) at byte 37 (body.sessionId): a fetch session none of those followed holds is not judged: past 65536 sessions the ones followed were forgotten, and it may be one of them")
+	// Nor its side of Fetch v13, nor the broker's answer to a switch.
+	require.Contains(t, findingLines(fs), "conv.fetch-session-topic-ids skipped conn 1 correlation 2 request (packet 3): a fetch session none of those followed holds is not judged: past 65536 sessions the ones followed were forgotten, and it may be one of them")
+	require.Contains(t, skippedIDs(fs), "conv.fetch-session-answer", findingLines(fs))
 }
 
 // asks is a client on cn asking for a session n times (session id 0,
