@@ -28,7 +28,7 @@ import (
 // compared). A 1.7 KB sample capture's mutant so took the whole minute,
 // the fuzzer standing still at its first 200 inputs: FuzzRead stalled in
 // its minimiser, not in the reader. Inputs of at most 512 bytes minimise
-// in seconds; longer ones (three of the corpus's) are still read whole by
+// in seconds; longer ones (six of the corpus's) are still read whole by
 // go test without -fuzz.
 const maxFuzzRead = 512
 
