@@ -484,9 +484,22 @@ func (x *Exchange) sortKey() int {
 // maxPacket bounds the size of one captured packet we accept.
 const maxPacket = 1 << 20
 
+// readBuffer is the size of the buffer a capture is read through: 64 KiB,
+// or less when r says how many bytes it holds (a bytes.Reader: the
+// playground's capture, a test's or a fuzzer's input), so that a capture
+// of a few hundred bytes is not read through 64 KiB allocated and cleared
+// for it.
+func readBuffer(r io.Reader) int {
+	const most = 64 << 10
+	if l, ok := r.(interface{ Len() int }); ok {
+		return min(most, max(l.Len(), 16)) // bufio's least
+	}
+	return most
+}
+
 func (e *engine) run(r io.Reader) error {
 	sr := &stopReader{r: r}
-	src, err := openFile(bufio.NewReaderSize(sr, 64<<10))
+	src, err := openFile(bufio.NewReaderSize(sr, readBuffer(r)))
 	if sr.stopped {
 		return ErrStopped
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/gopacket/layers"
+	"github.com/kwire/kwire/internal/textfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -713,5 +714,76 @@ func TestReadFuncBuffer(t *testing.T) {
 		for _, f := range []*Frame{x.Request, x.Response} {
 			assert.True(t, slices.ContainsFunc(given, func(s []byte) bool { return &s[:1][0] == &f.Bytes[0] }), "frame %d copied into a buffer given", i)
 		}
+	}
+}
+
+// TestSnapLengthGapsFolded: a capture whose snap length cut 1,200 of its
+// packets, each request's frame longer than what was captured of it.
+// Each cut was a note of its own, and so was each frame it damaged, so
+// the first 500 packets' filled the notes and everything after (the last
+// cuts, and the malformed packet at the capture's end) was one count,
+// "more notes not shown", with no place. Now the first maxFolded cuts
+// and damaged frames are said each with its packet and stream offset,
+// and one note of each kind says the rest: how many, their bytes, and
+// the last's packet and offset; the notes past them are kept.
+func TestSnapLengthGapsFolded(t *testing.T) {
+	const cuts, snap = 1200, 200
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	body := bytes.Repeat([]byte{0}, 400)
+	var frame, lastPkt int
+	for i := int32(1); i <= cuts; i++ {
+		q := kreq(1, 11, i, "consumer", body)
+		frame = len(q)
+		v.req(q)
+		b.pkts[len(b.pkts)-1] = b.pkts[len(b.pkts)-1][:snap]
+		lastPkt = len(b.pkts)
+		v.resp(kresp(i, []byte{0, 0}))
+	}
+	b.raw([]byte{1, 2, 3})               // too short for an Ethernet header
+	const captured = snap - 14 - 20 - 20 // Ethernet, IPv4, TCP headers
+	missing := frame - captured
+	const more = cuts - maxFolded
+	for _, keep := range []bool{false, true} {
+		r := b.read(Options{KeepDamaged: keep})
+		assert.Equal(t, int64(cuts*missing), r.SnapBytes)
+		var gaps, frames []Note
+		folded := map[string]Note{}
+		for _, n := range r.Notes {
+			switch {
+			case strings.Contains(n.Message, " more "):
+				folded[n.Message] = n
+			case strings.Contains(n.Message, "bytes not captured (snap length) at stream offset"):
+				gaps = append(gaps, n)
+			case strings.Contains(n.Message, "damaged by a gap"):
+				frames = append(frames, n)
+			}
+		}
+		require.Len(t, gaps, maxFolded, "%v", r.Notes)
+		require.Len(t, frames, maxFolded, "%v", r.Notes)
+		for i, n := range gaps {
+			assert.Equal(t, textfmt.Sprintf("%d bytes not captured (snap length) at stream offset %d", missing, i*frame+captured), n.Message)
+			assert.Equal(t, 4+2*i, n.Packet) // after the handshake, every other packet
+			assert.NotNil(t, n.Conn)
+		}
+		wantFrames := textfmt.Sprintf("%d more frames damaged by a gap and dropped after the first %d, %d bytes in all: the last in this packet, at stream offset %d of the client stream",
+			more, maxFolded, more*frame, (cuts-1)*frame)
+		if keep {
+			wantFrames = textfmt.Sprintf("%d more frames damaged by a gap and kept up to it after the first %d, %d bytes missing in all: the last in this packet, at stream offset %d of the client stream",
+				more, maxFolded, more*missing, (cuts-1)*frame)
+		}
+		wantGaps := textfmt.Sprintf("%d more gaps of bytes not captured (snap length) after the first %d, %d bytes in all: the last in this packet, at stream offset %d of the client stream",
+			more, maxFolded, more*missing, (cuts-1)*frame+captured)
+		for _, want := range []string{wantGaps, wantFrames} {
+			n, ok := folded[want]
+			if assert.True(t, ok, "no note %q in %v", want, r.Notes) {
+				assert.Equal(t, lastPkt, n.Packet)
+				assert.NotNil(t, n.Conn)
+			}
+		}
+		assert.Len(t, folded, 2, "%v", r.Notes)
+		assert.True(t, hasNote(r, "malformed packet skipped"), "%v", r.Notes)
+		assert.False(t, hasNote(r, "more notes not shown"), "%v", r.Notes)
 	}
 }

@@ -60,6 +60,10 @@ type engine struct {
 	cuts                   int
 	cutBytes               int64
 	cutNote                Note
+	// snapGaps are the gaps a snap length made, damagedDropped and
+	// damagedKept the frames such gaps (or others) cut into: notes a
+	// capture may have one of in every packet (tcpdump -s 128), folded.
+	snapGaps, damagedDropped, damagedKept folded
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -432,6 +436,50 @@ func (e *engine) retire(c *Conn) {
 	}
 }
 
+// maxFolded is how many notes of a kind that may come in every packet
+// (folded) are said each with its place: its packet, connection and
+// stream offset. The rest are counted, and one note at the end says how
+// many, their bytes, and where the last was: a capture taken with a snap
+// length of 128 bytes, whose every large frame is cut, is so told in a
+// few notes, the last place among them, not in MaxNotes of them, the
+// rest of its notes then unsaid.
+const maxFolded = 10
+
+// folded is a kind of note said in full maxFolded times, then counted.
+type folded struct {
+	n      int   // places told so far
+	bytes  int64 // the bytes of those past the first maxFolded
+	last   Note  // the last of those: its packet and connection
+	off    int64 // its stream offset
+	stream string
+}
+
+// add counts a place of the kind at stream offset off of h, of n bytes:
+// true when it is to be said in a note of its own (the caller's), false
+// when it is counted for the note at the end.
+func (f *folded) add(h *half, off, n int64) bool {
+	if f.n++; f.n <= maxFolded {
+		return true
+	}
+	f.bytes += n
+	f.last = Note{Packet: h.e.pkt, Conn: h.c}
+	f.off, f.stream = off, h.stream()
+	return false
+}
+
+// end says the places counted past the first maxFolded, what they are
+// and their bytes' unit, in one note at the last of them.
+func (f *folded) end(e *engine, what, unit string) {
+	more := f.n - maxFolded
+	if more <= 0 {
+		return
+	}
+	n := f.last
+	n.Message = textfmt.Sprintf("%d more %s after the first %d, %d %s in all: the last in this packet, at stream offset %d of %s",
+		more, what, maxFolded, f.bytes, unit, f.off, f.stream)
+	e.res.Notes = append(e.res.Notes, n)
+}
+
 func (e *engine) finish() {
 	for i := 0; i < len(e.all); i++ {
 		e.finishConn(e.all[i])
@@ -457,6 +505,11 @@ func (e *engine) finish() {
 			what, n.Message, limit, their, e.cutBytes)
 		e.res.Notes = append(e.res.Notes, n)
 	}
+	// Kept whatever the cap on notes: the notes that say where the rest
+	// of the places of a kind folded are.
+	e.snapGaps.end(e, "gaps of bytes not captured (snap length)", "bytes")
+	e.damagedDropped.end(e, "frames damaged by a gap and dropped", "bytes")
+	e.damagedKept.end(e, "frames damaged by a gap and kept up to it", "bytes missing")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}

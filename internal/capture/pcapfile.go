@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -105,11 +106,8 @@ func (p *pcapReader) next() ([]byte, time.Time, uint32, error) {
 	if incl > maxPacket {
 		return nil, time.Time{}, 0, errors.New("packet of " + strconv.FormatUint(uint64(incl), 10) + " bytes is larger than the limit")
 	}
-	if cap(p.buf) < int(incl) {
-		p.buf = make([]byte, incl)
-	}
-	data := p.buf[:incl]
-	if _, err := io.ReadFull(p.r, data); err != nil {
+	data, err := readGrowing(p.r, &p.buf, int(incl))
+	if err != nil {
 		return nil, time.Time{}, 0, errors.New("truncated packet")
 	}
 	ns := int64(frac) * 1000
@@ -117,6 +115,35 @@ func (p *pcapReader) next() ([]byte, time.Time, uint32, error) {
 		ns = int64(frac)
 	}
 	return data, time.Unix(int64(sec), ns).UTC(), p.link, nil
+}
+
+// readGrowing reads n bytes from r into *buf, which it keeps for the next
+// read. The n a record's header declares (up to maxPacket, 1 MiB) is not
+// allocated up front: *buf grows with the bytes read, doubling from what
+// bufio holds, so a file that declares a 1 MiB packet and ends after a few
+// bytes costs those bytes, not the megabyte (and a fuzzer's 40-byte input
+// not a 1 MiB allocation each).
+func readGrowing(r *bufio.Reader, buf *[]byte, n int) ([]byte, error) {
+	b := *buf
+	if cap(b) >= n {
+		b = b[:n]
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	b = b[:0]
+	for len(b) < n {
+		// At least what is buffered (read at once), else double.
+		want := min(n, max(len(b)+r.Buffered(), 2*len(b), 512))
+		b = slices.Grow(b, want-len(b))
+		k, err := io.ReadFull(r, b[len(b):want])
+		b = b[:len(b)+k]
+		if err != nil {
+			*buf = b
+			return nil, err
+		}
+	}
+	*buf = b
+	return b, nil
 }
 
 // ngReader reads pcapng: section headers (either byte order), interface
@@ -169,11 +196,8 @@ func (g *ngReader) next() ([]byte, time.Time, uint32, error) {
 			return nil, time.Time{}, 0, errCorrupt
 		}
 		body := int(blen) - 12 // without the type, length and trailing length
-		if cap(g.block) < body+4 {
-			g.block = make([]byte, body+4)
-		}
-		b := g.block[:body+4]
-		if _, err := io.ReadFull(g.r, b); err != nil {
+		b, err := readGrowing(g.r, &g.block, body+4)
+		if err != nil {
 			return nil, time.Time{}, 0, errors.New("truncated block")
 		}
 		b = b[:body]

@@ -200,7 +200,9 @@ func (h *half) deliverSeg(s seg) {
 		h.e.res.Gaps++
 		h.e.res.LostBytes += m
 		h.e.res.SnapBytes += m
-		h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
+		if h.e.snapGaps.add(h, h.off, m) {
+			h.e.note(h.c, "%d bytes not captured (snap length) at stream offset %d", m, h.off)
+		}
 		h.next += uint32(m)
 		h.gap(m)
 	}
@@ -774,7 +776,7 @@ func (h *half) frameGap(n int64) {
 		if fend >= end {
 			// The gap lies within the current frame: drop it (unless
 			// kept) and continue in sync after it.
-			if !kept {
+			if !kept && h.e.damagedDropped.add(h, h.bufOff, fend-h.bufOff) {
 				h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap, dropped", h.bufOff, fend-h.bufOff)
 			}
 			h.skip(int64(h.held()) + n)
@@ -805,7 +807,9 @@ func (h *half) damaged(fend int64) bool {
 	if !h.e.opts.KeepDamaged || have < int64(need) || h.role() == roleClient && !looksLikeRequest(h.buf, h.e.opts.MaxFrame) {
 		return false
 	}
-	h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap: only its first %d bytes are kept, %d are missing", h.bufOff, fend-h.bufOff, have, missing)
+	if h.e.damagedKept.add(h, h.bufOff, missing) {
+		h.e.note(h.c, "frame at stream offset %d (%d bytes) damaged by a gap: only its first %d bytes are kept, %d are missing", h.bufOff, fend-h.bufOff, have, missing)
+	}
 	if b, own := h.whole(); own {
 		h.emitOwn(b, h.bufOff, missing, false)
 	} else {
