@@ -136,7 +136,7 @@ func allocatedPerRead(t *testing.T, data []byte) uint64 {
 
 // TestDeclaredPacketSizeCostsBytesGiven: a record or block header that
 // declares a packet of 1 MiB (the most Read takes) in a file that ends a
-// few bytes later (testdata/hostile) cost a 1 MiB allocation for each
+// few bytes later (the hostile corpus: testdata/hostile/pcap-declares-1mib.pcap and pcapng-declares-1mib.pcapng) cost a 1 MiB allocation for each
 // such file, the buffer made at the size declared before a byte of it
 // was read: 48 bytes of input, 1 MiB of memory cleared (and 265 µs of a
 // fuzzer's time each, most of the inputs it made from them). The buffer
@@ -145,11 +145,11 @@ func allocatedPerRead(t *testing.T, data []byte) uint64 {
 // (bytes.Reader) gets a buffer of that length.
 func TestDeclaredPacketSizeCostsBytesGiven(t *testing.T) {
 	empty := []byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0}
-	for _, name := range []string{"declares-1mib.pcap", "declares-1mib.pcapng", ""} {
+	for _, name := range []string{"pcap-declares-1mib.pcap", "pcapng-declares-1mib.pcapng", ""} {
 		data := empty
 		if name != "" {
 			var err error
-			data, err = os.ReadFile(filepath.Join("testdata", "hostile", name))
+			data, err = os.ReadFile(filepath.Join("..", "..", "testdata", "hostile", name))
 			require.NoError(t, err)
 			r, err := Read(bytes.NewReader(data), Options{})
 			require.NoError(t, err)

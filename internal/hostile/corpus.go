@@ -447,6 +447,13 @@ func protocolCorpus() []Entry {
 				b = pcapRecord(b, 0, 0xffffffff, 0xffffffff)
 				return append(b, make([]byte, 64)...)
 			}},
+		{Name: "pcap-declares-1mib.pcap", Mode: Pcap, Attacks: "a 48-byte pcap whose one record declares 1 MiB captured (the most a record may hold) and ends 8 bytes later: the reader made its buffer at the size declared, 1.1 MB for 48 bytes",
+			Expect: Expect{Survive: true, Says: "truncated"},
+			gen: func() []byte {
+				b := pcapFile(65535)
+				b = pcapRecord(b, 0, 1<<20, 1<<20)
+				return append(b, make([]byte, 8)...)
+			}},
 		{Name: "pcap-orig-len-huge.pcap", Mode: Pcap, Attacks: "a pcap record declaring 4,294,967,295 original bytes beside a real Kafka exchange",
 			Expect: Expect{Survive: true},
 			gen: func() []byte {
@@ -546,6 +553,14 @@ func protocolCorpus() []Entry {
 			gen: func() []byte {
 				req, resp := kafkaExchange()
 				return concat(ngSection(-1), ngInterface(65535), ngPacketLen(0, 0xfffffff0, req), ngPacket(1, resp))
+			}},
+		{Name: "pcapng-declares-1mib.pcapng", Mode: Pcap, Attacks: "pcapng: a 64-byte file whose enhanced packet block declares a total length of 1 MiB and ends 8 bytes later: the reader made its buffer at the length declared",
+			Expect: Expect{Survive: true, Says: "truncated"},
+			gen: func() []byte {
+				b := concat(ngSection(-1), ngInterface(65535))
+				b = binary.LittleEndian.AppendUint32(b, 6)
+				b = binary.LittleEndian.AppendUint32(b, 1<<20+16)
+				return append(b, make([]byte, 8)...)
 			}},
 		{Name: "pcapng-section-len-huge.pcapng", Mode: Pcap, Attacks: "pcapng: a section header declaring a section of 2^63-1 bytes and an interface snap length of 4,294,967,295, before a real exchange",
 			Expect: Expect{Clean: true},
