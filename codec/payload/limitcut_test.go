@@ -301,3 +301,22 @@ func rawAt(nodes []*tree.Node, at int) bool {
 	}
 	return false
 }
+
+// TestFailAfterFieldsKeepsThem: a failure said where the fields the walk
+// read whole end (an Avro record with a byte after it) leaves them their
+// spans, the raw node of what was not decoded starting at the failure:
+// closeOpen took the last field for one cut short and ended it at its
+// prefix, so the raw node held the field's bytes too.
+func TestFailAfterFieldsKeepsThem(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{1: {Text: `{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"long"}]}`}}}
+	r := decodeBothCut(t, NewDecoder(src, Config{}), framed(1, []byte{2, 4, 9}), false, "t", bigBudget())
+	require.Len(t, r.warnings, 1, "%+v", r.warnings)
+	require.Equal(t, 7, r.warnings[0].Offset)
+	require.Contains(t, r.warnings[0].Message, "1 byte after the value")
+	root := r.nodes[len(r.nodes)-1]
+	require.Len(t, root.Children, 3)
+	b, raw := root.Children[1], root.Children[2]
+	require.Equal(t, [2]int{6, 7}, [2]int{b.Start, b.End}, "field b")
+	require.Equal(t, tree.RoleRaw, raw.Role)
+	require.Equal(t, [2]int{7, 8}, [2]int{raw.Start, raw.End}, "the byte after the value")
+}
