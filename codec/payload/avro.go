@@ -83,8 +83,13 @@ var avroPrimitives = map[avro.Type]avroKind{
 // each reference in each pass, quadratic in their number; and each parse
 // copied every type parsed before it). Where several references define a
 // type of one name, the first of them (in walkReferences' order) is the
-// one kept. With s.Avro, what the references' parses found is kept for
-// the other schemas of those references (AvroRefs).
+// one kept. Types of several references (or of s and a reference) that
+// name each other in a loop, which no order of parses defines before
+// they are named, are read as one schema writes such types: the
+// definition a parse lacks put where it first names the type (inline),
+// the types inside it naming those outside, which are being defined.
+// With s.Avro, what the references' parses found is kept for the other
+// schemas of those references (AvroRefs).
 func compileAvro(s *Schema) (*avroType, error) {
 	var refs []Reference
 	seen := map[*Schema]bool{}
@@ -318,9 +323,296 @@ func (c *avroResolver) parse(text string) avroParse {
 			}
 		}
 		if !more {
-			return p
+			// No reference gave the name: when its definer waits on
+			// this parse (types that name each other in a loop), its
+			// definition is put where text first uses it, as one
+			// schema writes types that name each other, and text is
+			// tried again.
+			t, ok := c.inline(text, name, p.cache)
+			if !ok {
+				return p
+			}
+			text, p.clean = t, false
 		}
 	}
+}
+
+// inline is text with, in place of its first use of each type it lacks
+// whose definer cannot be parsed for the loop text is in, the
+// definition of that type: the name the parse stopped at (its last
+// part), and the others the definitions put in use in turn, all in one
+// pass (a loop of 50 records cost 50 parses, and as many parses of a
+// longer text, one type at a time). Such a definer is the first of the
+// name's that is a parse under way (one waiting on text's), or that
+// failed lacking a name that text defines, or that a definer failing so
+// lacks in turn (a loop through text: a schema that is no reference, as
+// each file of a folder is). ok is false when nothing was put in.
+func (c *avroResolver) inline(text, name string, cache *avro.SchemaCache) (string, bool) {
+	tv, ok := avroJSON(text)
+	if !ok {
+		return "", false
+	}
+	var own map[string]bool // the names text defines, read once asked
+	defs := map[int]any{}   // definers' texts read as JSON
+	def := func(lp string) (any, bool) {
+		for _, i := range c.u.define(lp) {
+			if c.out.has(i) {
+				continue
+			}
+			if !c.parsing[i] {
+				if own == nil {
+					own = map[string]bool{}
+					for _, n := range avroDefines(text) {
+						own[n] = true
+					}
+				}
+				if !c.failsFor(i, own, map[int]bool{}) {
+					continue
+				}
+			}
+			v, ok := defs[i]
+			if !ok {
+				v, _ = avroJSON(c.u.refs[i].Schema.Text)
+				defs[i] = v
+			}
+			if v != nil {
+				return v, true
+			}
+		}
+		return nil, false
+	}
+	in := avroInliner{known: func(n string) bool { return cache.Get(n) != nil }, def: def, defined: map[string]bool{}, asked: map[string]bool{}, first: name}
+	tv = in.walk(tv, "")
+	if !in.put {
+		return "", false
+	}
+	var b strings.Builder
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if e.Encode(tv) != nil {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// failsFor reports whether reference i's parse failed lacking a name of
+// own, or a name whose definers' parses fail so in turn.
+func (c *avroResolver) failsFor(i int, own map[string]bool, seen map[int]bool) bool {
+	r := c.local[i]
+	if r == nil || seen[i] {
+		return false
+	}
+	seen[i] = true
+	m, ok := avroUnknown(r.err)
+	if !ok {
+		return false
+	}
+	if own[m] {
+		return true
+	}
+	for _, j := range c.u.define(m) {
+		if !c.out.has(j) && c.failsFor(j, own, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// avroInliner walks a schema's JSON as hamba's parse meets its types,
+// keeping the full names defined so far (a record's before its fields,
+// as Avro allows a record to name itself), and puts in place of a use of
+// a name neither defined nor known the definition def finds for it (its
+// name made full, so that it keeps its namespace there), walked in turn.
+// Avro names a type only once it is defined, so types in two texts that
+// name each other are one text's types with the other's inside, whose
+// names for the outer ones are names of types being defined.
+type avroInliner struct {
+	known   func(full string) bool
+	def     func(lastPart string) (any, bool)
+	defined map[string]bool
+	asked   map[string]bool // the names def was asked for
+	first   string          // the name the parse stopped at
+	put     bool            // a definition was put in
+}
+
+func (in *avroInliner) walk(v any, ns string) any {
+	switch x := v.(type) {
+	case string:
+		if _, prim := avroPrimitives[avro.Type(x)]; prim || x == "null" {
+			return v
+		}
+		full := avroFullName(ns, x)
+		if in.defined[full] || in.known(full) || in.asked[full] {
+			return v
+		}
+		in.asked[full] = true
+		lp := lastPart(full)
+		if lp != in.first && !in.put {
+			// Before the name the parse stopped at, every name is
+			// known to it: a name only this walk misses is one it
+			// reads otherwise, left as it is.
+			return v
+		}
+		dv, ok := in.def(lp)
+		if !ok {
+			return v
+		}
+		d := avroFindDef(dv, "", full)
+		if d == nil {
+			return v
+		}
+		in.put = true
+		return in.walk(d, "")
+	case []any:
+		for i, e := range x {
+			x[i] = in.walk(e, ns)
+		}
+	case map[string]any:
+		switch t := x["type"].(type) {
+		case []any:
+			x["type"] = in.walk(t, ns)
+		case string:
+			switch t {
+			case "record", "error", "enum", "fixed":
+				own, full := avroNamespace(x, ns)
+				in.defined[full] = true
+				as, _ := x["aliases"].([]any)
+				for _, a := range as {
+					if a, ok := a.(string); ok {
+						in.defined[avroFullName(own, a)] = true
+					}
+				}
+				if t == "record" || t == "error" {
+					fs, _ := x["fields"].([]any)
+					for _, f := range fs {
+						if f, ok := f.(map[string]any); ok {
+							f["type"] = in.walk(f["type"], own)
+						}
+					}
+				}
+			case "array":
+				x["items"] = in.walk(x["items"], ns)
+			case "map":
+				x["values"] = in.walk(x["values"], ns)
+			default:
+				// {"type":"com.acme.A"}: the type by its name.
+				if r := in.walk(t, ns); r != any(t) {
+					return r
+				}
+			}
+		}
+	}
+	return v
+}
+
+// avroJSON reads an Avro schema's text as JSON, numbers kept as written
+// (defaults), or as the name it is when it is not JSON (as hamba reads
+// it).
+func avroJSON(text string) (any, bool) {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) == nil && !d.More() {
+		return v, true
+	}
+	if isAvroName(text) {
+		return text, true
+	}
+	return nil, false
+}
+
+// avroNamespace is the namespace of the named type m in namespace ns,
+// and its full name: Avro's rules (a full name's own namespace, else
+// the type's "namespace", else the one it is in).
+func avroNamespace(m map[string]any, ns string) (string, string) {
+	n, _ := m["name"].(string)
+	if i := strings.LastIndexByte(n, '.'); i >= 0 {
+		return n[:i], n
+	}
+	if x, _ := m["namespace"].(string); x != "" {
+		ns = x
+	}
+	return ns, avroFullName(ns, n)
+}
+
+// avroFullName is name in namespace ns, as hamba looks names up.
+func avroFullName(ns, name string) string {
+	if ns == "" || strings.Contains(name, ".") {
+		return name
+	}
+	return ns + "." + name
+}
+
+// avroFindDef finds, in the schema v (in namespace ns), the first named
+// type defined (as hamba's parse meets them) whose full name or an
+// alias's is full: a copy of its JSON object, named by its full name.
+// A copy: the same definition put in two places is two objects, each
+// walked once.
+func avroFindDef(v any, ns, full string) map[string]any {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if d := avroFindDef(e, ns, full); d != nil {
+				return d
+			}
+		}
+	case map[string]any:
+		switch t := x["type"].(type) {
+		case []any:
+			return avroFindDef(t, ns, full)
+		case string:
+			switch t {
+			case "record", "error", "enum", "fixed":
+				own, name := avroNamespace(x, ns)
+				match := name == full
+				as, _ := x["aliases"].([]any)
+				for _, a := range as {
+					if a, ok := a.(string); ok && avroFullName(own, a) == full {
+						match = true
+					}
+				}
+				if match {
+					d := avroCopy(x).(map[string]any)
+					d["name"] = name
+					return d
+				}
+				if t == "record" || t == "error" {
+					fs, _ := x["fields"].([]any)
+					for _, f := range fs {
+						if f, ok := f.(map[string]any); ok {
+							if d := avroFindDef(f["type"], own, full); d != nil {
+								return d
+							}
+						}
+					}
+				}
+			case "array":
+				return avroFindDef(x["items"], ns, full)
+			case "map":
+				return avroFindDef(x["values"], ns, full)
+			}
+		}
+	}
+	return nil
+}
+
+// avroCopy is a deep copy of JSON value v.
+func avroCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = avroCopy(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = avroCopy(e)
+		}
+		return a
+	}
+	return v
 }
 
 // avroOwn adds to names the types sc defines itself (not those given it,

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -304,18 +305,22 @@ func avroFolder(refs []Reference, names ...string) []*Schema {
 	return schemas
 }
 
-// avroResult is what compiling s gives: how many records it nests, or
-// its error.
+// avroResult is what compiling s gives: how many records it nests (and
+// whether the last names one before it, types that name each other in
+// a loop), or its error.
 func avroResult(s *Schema) string {
 	typ, err := compileAvro(s)
 	if err != nil {
 		return err.Error()
 	}
-	depth := 0
+	seen := map[*avroType]bool{}
 	for x := typ; x.kind == aRecord; x = x.fields[0].t {
-		depth++
+		if seen[x] {
+			return fmt.Sprint(len(seen), " records in a loop")
+		}
+		seen[x] = true
 	}
-	return fmt.Sprint(depth, " records")
+	return fmt.Sprint(len(seen), " records")
 }
 
 // TestAvroRefsParsedOnce: the schemas of one set of references (a
@@ -372,9 +377,11 @@ func TestAvroRefsSameResults(t *testing.T) {
 	for i, s := range schemas {
 		want[i] = avroResult(s)
 	}
-	for w, r := range map[int]string{0: "1 records", 19: "20 records", 90: "20 records", 20: "avro: unknown type: com.acme.t070",
-		40: "avro: unknown type: com.acme.t039", 89: "avro: unknown type: com.acme.t088", 91: "avro: unknown type: com.acme.t089",
-		93: "avro: unknown type: com.acme.Nope", 94: "20 records", 95: "avro: unknown type: com.acme.t019"} {
+	// The loop (t020 naming t070, t021 to t070 each the one before)
+	// reads from any of its files, and from those naming into it.
+	for w, r := range map[int]string{0: "1 records", 19: "20 records", 90: "20 records", 20: "51 records in a loop",
+		40: "51 records in a loop", 70: "51 records in a loop", 71: "52 records in a loop", 89: "70 records in a loop", 91: "70 records in a loop",
+		92: "51 records in a loop", 93: "avro: unknown type: com.acme.Nope", 94: "20 records", 95: "avro: unknown type: com.acme.t019"} {
 		if want[w] != r {
 			t.Fatalf("%d: %s, want %s", w, want[w], r)
 		}
@@ -528,4 +535,78 @@ func avroFuzzResult(s *Schema) string {
 	}
 	walk(typ)
 	return b.String()
+}
+
+// TestAvroRefsLoop: a record of one schema naming a type of another
+// that names it back (Person's employer a Company, Company's founder a
+// Person, each in a schema of its own) decodes, however the schemas
+// reach each other: as a registry holds them (each the other's
+// reference), as a folder's files (each with the others as references,
+// with and without AvroRefs), through a third schema naming one of them,
+// and a loop of three. Such references did not parse: each parse waited
+// on the other's, and Avro names a type only once it is defined; the
+// type they lack is now put in where the loop first names it.
+func TestAvroRefsLoop(t *testing.T) {
+	// Company is in a namespace of its own, so that its definition,
+	// put inside Person's, keeps it (and its enum Kind's).
+	const (
+		person  = `{"type":"record","name":"Person","namespace":"com.acme","fields":[{"name":"name","type":"string"},{"name":"employer","type":["null","com.acme.org.Company"]}]}`
+		company = `{"type":"record","name":"Company","namespace":"com.acme.org","fields":[{"name":"title","type":"string"},{"name":"kind","type":{"type":"enum","name":"Kind","symbols":["LTD","INC"]}},{"name":"founder","type":["null","com.acme.Person"]}]}`
+		// The same types in one schema, for goavro to write the data.
+		whole = `{"type":"record","name":"Person","namespace":"com.acme","fields":[{"name":"name","type":"string"},{"name":"employer","type":["null",` + company + `]}]}`
+	)
+	c, err := goavro.NewCodec(whole)
+	require.NoError(t, err)
+	data, err := c.BinaryFromNative(nil, map[string]any{"name": "ada", "employer": goavro.Union("com.acme.org.Company", map[string]any{
+		"title": "acme", "kind": "INC", "founder": goavro.Union("com.acme.Person", map[string]any{"name": "bob", "employer": nil})})})
+	require.NoError(t, err)
+	const want = `{"name":"ada","employer":{"com.acme.org.Company":{"title":"acme","kind":"INC","founder":{"com.acme.Person":{"name":"bob","employer":null}}}}}`
+
+	p := &Schema{Text: person}
+	co := &Schema{Text: company}
+	p.References = []Reference{{Name: "com.acme.org.Company", Schema: co}}
+	co.References = []Reference{{Name: "com.acme.Person", Schema: p}}
+	folder := []Reference{{Name: "person.avsc", Schema: &Schema{Text: person}}, {Name: "company.avsc", Schema: &Schema{Text: company}}}
+	u := NewAvroRefs(folder)
+	// A loop of three: Person's employer a Company, whose site a Site,
+	// whose owner a Person.
+	site := `{"type":"record","name":"Site","namespace":"com.acme","fields":[{"name":"owner","type":["null","Person"]}]}` // com.acme.Person
+	company3 := strings.Replace(company, `{"name":"founder","type":["null","com.acme.Person"]}`, `{"name":"founder","type":["null","com.acme.Site"]}`, 1)
+	three := []Reference{{Name: "company.avsc", Schema: &Schema{Text: company3}}, {Name: "site.avsc", Schema: &Schema{Text: site}}}
+	data3 := []byte{6, 'a', 'd', 'a', 2, 8, 'a', 'c', 'm', 'e', 2, 2, 2, 6, 'b', 'o', 'b', 0} // kind INC, then the unions' second branches
+	const want3 = `{"name":"ada","employer":{"com.acme.org.Company":{"title":"acme","kind":"INC","founder":{"com.acme.Site":{"owner":{"com.acme.Person":{"name":"bob","employer":null}}}}}}}`
+	for _, tc := range []struct {
+		name string
+		s    *Schema
+		data []byte
+		want string
+	}{
+		{"registry: Person", p, data, want},
+		{"folder: person.avsc", &Schema{Text: person, References: folder[1:]}, data, want},
+		{"folder: person.avsc, AvroRefs", &Schema{Text: person, References: folder[1:], Avro: u}, data, want},
+		{"folder: named", &Schema{Text: `"com.acme.Person"`, References: folder}, data, want},
+		{"folder: named, AvroRefs", &Schema{Text: `"com.acme.Person"`, References: folder, Avro: u}, data, want},
+		{"a third schema", &Schema{Text: `{"type":"record","name":"Envelope","namespace":"com.acme","fields":[{"name":"p","type":"Person"}]}`, References: folder}, data,
+			`{"p":` + want + `}`},
+		{"a loop of three", &Schema{Text: person, References: three}, data3, want3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewDecoder(mapSource{ids: map[int]*Schema{1: tc.s}}, Config{})
+			r := decodeBoth(t, d, framed(1, tc.data), false, "t", bigBudget())
+			require.Empty(t, r.warnings)
+			require.Contains(t, r.json, `"decoded":`+tc.want)
+		})
+	}
+	// Company's own file reads too (Person put in where it names it),
+	// its data a Company.
+	cdata, err := goavro.NewCodec(strings.Replace(company, `"com.acme.Person"`, `{"type":"record","name":"Person","namespace":"com.acme","fields":[{"name":"name","type":"string"},{"name":"employer","type":["null","com.acme.org.Company"]}]}`, 1))
+	require.NoError(t, err)
+	cb, err := cdata.BinaryFromNative(nil, map[string]any{"title": "acme", "kind": "LTD", "founder": goavro.Union("com.acme.Person", map[string]any{"name": "bob", "employer": nil})})
+	require.NoError(t, err)
+	for _, s := range []*Schema{co, {Text: company, References: folder[:1]}, {Text: company, References: folder[:1], Avro: u}} {
+		d := NewDecoder(mapSource{ids: map[int]*Schema{2: s}}, Config{})
+		r := decodeBoth(t, d, framed(2, cb), false, "t", bigBudget())
+		require.Empty(t, r.warnings)
+		require.Contains(t, r.json, `"decoded":{"title":"acme","kind":"LTD","founder":{"com.acme.Person":{"name":"bob","employer":null}}}`)
+	}
 }

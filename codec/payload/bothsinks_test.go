@@ -3,12 +3,16 @@ package payload_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kwire/kwire/codec"
 	"github.com/kwire/kwire/codec/payload"
@@ -104,15 +108,23 @@ var sinkDecoders = []*payload.Decoder{
 // bits 0-1 the payload decoder, bit 2 Int64Strings, bit 4 the bytes are a
 // records field alone (Options.Data "records"), bit 5 (FuzzPayloadBothSinks)
 // the bytes are a record's value, the harness writing the records field
-// around them; limit, when not 0, is
+// around them; bit 6 Kafka's internal topics: a topic id names one
+// (internalTopicName), and (FuzzPayloadBothSinks, with bit 5) the
+// harness writes the record into a Fetch response of one; bit 7
+// InternalTopicsAsBytes, their keys and values read by the payload
+// decoder rather than the walk's own reader; limit, when not 0, is
 // MaxNodes, or MaxWork when bit 3 is set.
 func sinkOptions(response bool, key, version int16, mode uint8, limit uint16) (codec.Options, *payload.Decoder) {
 	d := sinkDecoders[mode&3]
 	o := codec.Options{Response: response, APIKey: key, Version: version, Int64Strings: mode&4 != 0,
 		TopicNames: func([16]byte) string { return "orders" }}
+	if mode&64 != 0 {
+		o.TopicNames = internalTopicName
+	}
 	if mode&16 != 0 {
 		o = codec.Options{Data: "records", Int64Strings: mode&4 != 0}
 	}
+	o.InternalTopicsAsBytes = mode&128 != 0
 	o.MaxNodes, o.MaxWork = 1<<16, 1<<22
 	switch {
 	case limit == 0:
@@ -426,9 +438,45 @@ func FuzzPayloadBothSinks(f *testing.F) {
 		f.Add(p, false, int16(0), int16(0), uint8(32), uint16(0))
 		f.Add(p, false, int16(0), int16(0), uint8(32|2), uint16(0))
 	}
+	// Kafka's internal topics (mode bit 6): their segments' batches in
+	// Fetch responses (by name; by id, TopicNames naming the topic), read
+	// by the walk's own reader and (bit 7) as bytes by the payload
+	// decoder, whole and under limits; and each record's key and value
+	// alone (with bit 5), the harness writing the frame around them.
+	for i, seg := range internalSegments(f) {
+		for _, fr := range internalFrames(f, seg.topic, seg.log) {
+			for _, m := range []uint8{64, 64 | 4, 64 | 128, 64 | 128 | 2} {
+				f.Add(fr.b, true, int16(1), fr.version, m|uint8(i&1), uint16(0))
+			}
+			f.Add(fr.b, true, int16(1), fr.version, uint8(64|i&3), uint16(60+40*i))
+			f.Add(fr.b, true, int16(1), fr.version, uint8(64|8|128), uint16(200))
+		}
+		for j, r := range seg.records {
+			kl := int16(-1) // a null key
+			if r[0] != nil {
+				kl = int16(len(r[0]))
+			}
+			v := append(append([]byte(nil), r[0]...), r[1]...)
+			f.Add(v, false, int16(i), kl, uint8(32|64|j&3), uint16(0))
+			f.Add(v, false, int16(i), kl, uint8(32|64|128|2), uint16(0))
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte, response bool, key, version int16, mode uint8, limit uint16) {
 		o, d := sinkOptions(response, key, version, mode, limit)
-		if mode&32 != 0 {
+		if mode&96 == 96 {
+			// b is a record's key (its first version bytes; none, a
+			// null key, when version is negative) and value, in a
+			// Fetch response of the internal topic key picks.
+			topics := schema.InternalTopics()
+			topic := topics[int(uint16(key))%len(topics)].Name
+			var k []byte
+			if version >= 0 {
+				n := min(int(version), len(b))
+				k, b = b[:n:n], b[n:]
+			}
+			b = internalFetch(t, topic, k, b)
+			o.Data, o.APIKey, o.Version, o.Response = "", 1, 12, true
+		} else if mode&32 != 0 {
 			// b is a record's value, and the record's key too when it
 			// is short, in a records field the harness writes: every
 			// mutation reaches the payload decoder, the lengths and the
@@ -461,4 +509,174 @@ func recordsField(t testing.TB, key, value []byte) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// internalTopicName is Options.TopicNames naming ids Kafka's internal
+// topics (fuzz mode bit 6): the id's last byte picks one.
+func internalTopicName(id [16]byte) string {
+	topics := schema.InternalTopics()
+	return topics[int(id[15])%len(topics)].Name
+}
+
+// internalSegment is an internal topic's segment from the storage
+// testdata (a broker's own records): its batches, and each record's key
+// and value (nil: null).
+type internalSegment struct {
+	topic   string
+	log     []byte
+	records [][2][]byte
+}
+
+// internalSegments reads the segments of every internal topic the
+// storage testdata holds, in schema.InternalTopics' order.
+func internalSegments(t testing.TB) []internalSegment {
+	var out []internalSegment
+	for _, it := range schema.InternalTopics() {
+		dirs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "storage", "logdir", it.Name+"-*", "00000000000000000000.log"))
+		if err != nil || len(dirs) == 0 {
+			t.Fatalf("no segment of %s in the storage testdata (%v)", it.Name, err)
+		}
+		log, err := os.ReadFile(dirs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg := internalSegment{topic: it.Name, log: log}
+		for b := log; len(b) >= 12; {
+			var rb kmsg.RecordBatch
+			if err := rb.ReadFrom(b); err != nil {
+				t.Fatalf("%s: %v", it.Name, err)
+			}
+			b = b[min(len(b), 12+int(rb.Length)):]
+			if rb.Attributes&7 != 0 {
+				t.Fatalf("%s: a compressed batch", it.Name)
+			}
+			recs := rb.Records
+			for i := int32(0); i < rb.NumRecords && len(recs) > 0; i++ {
+				var r kmsg.Record
+				if err := r.ReadFrom(recs); err != nil {
+					t.Fatalf("%s: %v", it.Name, err)
+				}
+				_, n := binary.Varint(recs)
+				recs = recs[min(len(recs), n+int(r.Length)):]
+				seg.records = append(seg.records, [2][]byte{r.Key, r.Value})
+			}
+		}
+		if len(seg.records) == 0 {
+			t.Fatalf("%s: no records", it.Name)
+		}
+		out = append(out, seg)
+	}
+	return out
+}
+
+// internalFrames are Fetch responses carrying batches (records field
+// bytes) of topic: v4 and v12 by its name, v13 by an id internalTopicName
+// names it by.
+func internalFrames(t testing.TB, topic string, batches []byte) []struct {
+	b       []byte
+	version int16
+} {
+	var id [16]byte
+	for i, it := range schema.InternalTopics() {
+		if it.Name == topic {
+			id[15] = byte(i)
+		}
+	}
+	var out []struct {
+		b       []byte
+		version int16
+	}
+	for _, v := range []int16{4, 12, 13} {
+		ex := codec.Example(schema.ByKey(1), v, true)
+		setField(ex, "records", base64.StdEncoding.EncodeToString(batches))
+		setField(ex, "topic", topic)
+		setField(ex, "topicId", base64.RawURLEncoding.EncodeToString(id[:]))
+		b, err := codec.Encode(nil, ex, codec.EncodeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, struct {
+			b       []byte
+			version int16
+		}{b, v})
+	}
+	return out
+}
+
+// internalFetch is a Fetch v12 response of topic holding one batch of one
+// record with key and value (nil: null).
+func internalFetch(t testing.TB, topic string, key, value []byte) []byte {
+	part := func(b []byte) any {
+		if b == nil {
+			return nil
+		}
+		return map[string]any{"base64": base64.StdEncoding.EncodeToString(b)}
+	}
+	ex := codec.Example(schema.ByKey(1), 12, true)
+	setRecords(ex, []any{map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2,
+		"attributes": map[string]any{"compression": "none"}, "lastOffsetDelta": 0, "baseTimestamp": 0, "maxTimestamp": 0,
+		"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": []any{map[string]any{"attributes": 0, "timestampDelta": 0,
+			"offsetDelta": 0, "key": part(key), "value": part(value), "headers": []any{}}}}})
+	setField(ex, "topic", topic)
+	b, err := codec.Encode(nil, ex, codec.EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// setField sets every member name of the example value v that is present
+// to x.
+func setField(v any, name string, x any) {
+	switch m := v.(type) {
+	case map[string]any:
+		for k, e := range m {
+			if k == name {
+				m[k] = x
+				continue
+			}
+			setField(e, name, x)
+		}
+	case []any:
+		for _, e := range m {
+			setField(e, name, x)
+		}
+	}
+}
+
+// TestPayloadBothSinksInternalTopics: FuzzPayloadBothSinks' internal-topic
+// modes do what they say: each internal topic's segment, in Fetch
+// responses by name and by id, decodes its records through Kafka's
+// schemas (mode bit 6), or, with InternalTopicsAsBytes (bit 7), leaves
+// them to the payload decoder, both sinks agreeing; and a record's key
+// and value alone (bits 5 and 6) reach the same reader.
+func TestPayloadBothSinksInternalTopics(t *testing.T) {
+	for i, seg := range internalSegments(t) {
+		t.Run(seg.topic, func(t *testing.T) {
+			for _, fr := range internalFrames(t, seg.topic, seg.log) {
+				for _, mode := range []uint8{64, 64 | 128} {
+					o, d := sinkOptions(true, 1, fr.version, mode, 0)
+					payloadBothSinks(t, fr.b, o, d)
+					var dec codec.Decoder
+					js, _, err := dec.AppendJSON(nil, fr.b, o)
+					if err != nil {
+						t.Fatalf("v%d mode %d: %v", fr.version, mode, err)
+					}
+					kafka := strings.Contains(string(js), `"format":"kafka"`)
+					if kafka != (mode&128 == 0) {
+						t.Fatalf("v%d mode %d: read through Kafka's schemas %v: %s", fr.version, mode, kafka, js)
+					}
+				}
+			}
+			r := seg.records[len(seg.records)-1]
+			b := internalFetch(t, seg.topic, r[0], r[1])
+			o, d := sinkOptions(true, 1, 12, 64, 0)
+			payloadBothSinks(t, b, o, d)
+			var dec codec.Decoder
+			js, _, err := dec.AppendJSON(nil, b, o)
+			if err != nil || !strings.Contains(string(js), `"schema":`) {
+				t.Fatalf("topic %d: a record alone not read through its schema (%v): %s", i, err, js)
+			}
+		})
+	}
 }

@@ -734,7 +734,9 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, start int) {
 			if idx > 0 {
 				w.out = append(w.out, ',')
 			}
-			if !w.take(1) {
+			// A member's node starts at from (the white space and comma
+			// before it its prefix): a limit that cuts it is said there.
+			if !w.takeAt(from, 1) {
 				return
 			}
 			var e *tree.Node
@@ -772,7 +774,7 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, start int) {
 		w.out = append(w.out, b[s.p])
 		s.p++
 		if idx > 0 {
-			if !w.take(1) {
+			if !w.takeAt(from, 1) {
 				return
 			}
 			e := w.node("end", "json "+string(b[s.p-1]), schema.Invalid, from, s.p)

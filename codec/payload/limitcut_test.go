@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/tree"
 )
 
 // validMembers fails t unless js, members as Decode appends them (each
@@ -228,4 +229,94 @@ func TestLimitAtDataStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLimitAtCutElement: a limit that cuts the data after its first node
+// is said where the node it cut starts, on both sinks (decodeBothCut
+// compares their warnings), and the tree's raw node of what was not
+// decoded starts there too: an element of Protobuf's message-index list,
+// a member or element of a top-level JSON object or array (plain or
+// JSON Schema's) or of one inside it, a closing bracket's node, a field
+// of a top-level Avro record or Protobuf message. Each was said at the
+// payload's first byte (a nested JSON member at the value before it),
+// as take placed every cut outside a named field there.
+func TestLimitAtCutElement(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{
+		1: {Text: `{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"long"}]}`},
+		3: {Type: TypeProtobuf, Text: refundProto},
+		5: {Type: TypeJSON, Text: `{"type":"object"}`},
+	}}
+	d := NewDecoder(src, Config{})
+	// Indexes [0,0] (shop.Order.Item): a count of 2 (zig-zag 4) at 5,
+	// the elements at 6 and 7, the message at 8.
+	idx := framed(3, []byte{4, 0, 0, 10, 1, 'A'})
+	obj := []byte(`{"a":1,"b":2}`)
+	arr := []byte(` [1, 2, [3, 4]] `)
+	js := framed(5, []byte(`{"a":1,"b":{"c":2,"d":3}}`))
+	for _, tc := range []struct {
+		name   string
+		p      []byte
+		nested int
+		at     int
+		path   string
+	}{
+		{"protobuf index 0", idx, 3, 6, "value"},
+		{"protobuf index 1", idx, 4, 7, "value"},
+		{"json first member", obj, 1, 1, "value"},
+		{"json second member", obj, 2, 6, "value"}, // at its comma, its node's prefix
+		{"json object end", obj, 3, 12, "value"},
+		{"json first element", arr, 1, 2, "value"},
+		{"json third element", arr, 3, 6, "value"},
+		{"json nested element", arr, 5, 10, "value.decoded[2]"},
+		{"json nested end", arr, 6, 13, "value.decoded[2]"},
+		{"json array end", arr, 7, 14, "value"},
+		{"jsonschema first member", js, 3, 6, "value"},
+		{"jsonschema second member", js, 4, 11, "value"},
+		{"jsonschema nested member", js, 6, 22, "value.decoded.b"},
+		{"avro second field", framed(1, []byte{2, 4}), 4, 6, "value"},
+		{"protobuf second field", framed(3, []byte{0, 8, 1, 8, 2}), 5, 8, "value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bigBudget()
+			b.NestedNodes = tc.nested
+			r := decodeBothCut(t, d, tc.p, false, "t", b)
+			require.Len(t, r.warnings, 1, "%+v", r.warnings)
+			w := r.warnings[0]
+			require.True(t, w.Limit, "%+v", w)
+			require.Contains(t, w.Message, "the MaxNodes limit")
+			require.Equal(t, tc.at, w.Offset, "%+v", w)
+			require.Equal(t, tc.path, w.Path)
+			require.True(t, rawAt(r.nodes, tc.at), "no raw node of what was not decoded starts at %d", tc.at)
+		})
+	}
+}
+
+// rawAt reports whether a raw node among nodes or below them starts at
+// at: the bytes a limit left undecoded.
+func rawAt(nodes []*tree.Node, at int) bool {
+	for _, n := range nodes {
+		if n.Role == tree.RoleRaw && n.Start == at || rawAt(n.Children, at) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFailAfterFieldsKeepsThem: a failure said where the fields the walk
+// read whole end (an Avro record with a byte after it) leaves them their
+// spans, the raw node of what was not decoded starting at the failure:
+// closeOpen took the last field for one cut short and ended it at its
+// prefix, so the raw node held the field's bytes too.
+func TestFailAfterFieldsKeepsThem(t *testing.T) {
+	src := mapSource{ids: map[int]*Schema{1: {Text: `{"type":"record","name":"R","fields":[{"name":"a","type":"long"},{"name":"b","type":"long"}]}`}}}
+	r := decodeBothCut(t, NewDecoder(src, Config{}), framed(1, []byte{2, 4, 9}), false, "t", bigBudget())
+	require.Len(t, r.warnings, 1, "%+v", r.warnings)
+	require.Equal(t, 7, r.warnings[0].Offset)
+	require.Contains(t, r.warnings[0].Message, "1 byte after the value")
+	root := r.nodes[len(r.nodes)-1]
+	require.Len(t, root.Children, 3)
+	b, raw := root.Children[1], root.Children[2]
+	require.Equal(t, [2]int{6, 7}, [2]int{b.Start, b.End}, "field b")
+	require.Equal(t, tree.RoleRaw, raw.Role)
+	require.Equal(t, [2]int{7, 8}, [2]int{raw.Start, raw.End}, "the byte after the value")
 }

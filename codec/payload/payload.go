@@ -438,7 +438,7 @@ func readFraming(p []byte) (framing, bool) {
 // when a limit stopped the data's first node) are a raw node "data".
 func (d *Decoder) framed(w *walker, f framing) {
 	s := w.in.Start
-	if !w.take(2) {
+	if !w.charge(s, 2) {
 		return
 	}
 	if n := w.leaf("magic", "int8", schema.Int8, s, s+1); n != nil {

@@ -497,7 +497,7 @@ func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
 	}
 	q := p + cn
 	for i := range idx {
-		if !w.take(1) {
+		if !w.takeAt(q, 1) {
 			return
 		}
 		_, vn := varint(b[q:], zz)
@@ -752,7 +752,7 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []byte, p int) {
 	i := 0
 	for p < len(b) {
-		if !w.work(p, 1) || !w.take(1) {
+		if !w.work(p, 1) || !w.takeAt(p, 1) {
 			return
 		}
 		v, n := consumeScalar(packedType(fd), b[p:])

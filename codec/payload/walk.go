@@ -65,15 +65,12 @@ func (w *walker) pathString() string {
 func (w *walker) push(name string, idx int) { w.path = append(w.path, pathSeg{name, idx}) }
 func (w *walker) pop()                      { w.path = w.path[:len(w.path)-1] }
 
-// take charges n nodes, or stops the walk with a limit warning when they
-// do not fit below the budget's NestedNodes.
-func (w *walker) take(n int) bool {
-	at := w.in.Start
-	if len(w.path) > 0 {
-		at = w.stopAt
-	}
-	return w.charge(at, n)
-}
+// take charges n nodes for what starts at w.stopAt, or stops the walk
+// with a limit warning there when they do not fit below the budget's
+// NestedNodes: the caller sets stopAt where the node it pays for starts
+// (a field, member or element, at the top level too), so the warning
+// points at what was not decoded, not at the payload's first byte.
+func (w *walker) take(n int) bool { return w.charge(w.stopAt, n) }
 
 // takeData is take for the first node of the data (what follows the
 // registry's framing, or the payload itself when it has none): a limit
@@ -231,7 +228,7 @@ func (w *walker) finish(root *tree.Node, mark int) {
 	if w.s == nil {
 		return
 	}
-	closeOpen(root)
+	closeOpen(root, w.stopAt)
 	at := root.PrefixEnd
 	if k := len(root.Children); k > 0 {
 		at = root.Children[k-1].End
@@ -271,12 +268,19 @@ func (w *walker) work(off, n int) bool {
 }
 
 // closeOpen ends the nodes a cut walk left open, the last child at each
-// level below n, where what was read of them ends.
-func closeOpen(n *tree.Node) {
+// level below n, where what was read of them ends. The walk stopped at
+// cut: a last node with no children that ends past its prefix and no
+// later than cut was read whole before the stop (the cut fell after it,
+// as a limit falls between a container's members), and keeps its end, so
+// the raw node of what was not decoded starts where the stop is said.
+func closeOpen(n *tree.Node, cut int) {
 	if k := len(n.Children); k > 0 {
 		last := n.Children[k-1]
-		closeOpen(last)
+		closeOpen(last, cut)
 		n.End = last.End
+		return
+	}
+	if n.End > n.PrefixEnd && n.End <= cut {
 		return
 	}
 	n.End = max(n.PrefixEnd, n.SizeEnd, min(n.End, n.PrefixEnd))
