@@ -787,3 +787,61 @@ func TestSnapLengthGapsFolded(t *testing.T) {
 		assert.False(t, hasNote(r, "more notes not shown"), "%v", r.Notes)
 	}
 }
+
+// TestLossGapsAndMalformedFolded: a capture that dropped packets has a
+// gap in many exchanges, and a damaged one many malformed packets; like
+// a snap length's gaps (TestSnapLengthGapsFolded), the first maxFolded
+// of each are said with their place, the rest counted in one note at the
+// last of them, so neither fills the notes' cap (MaxNotes) and leaves
+// what follows it unsaid and unplaced.
+func TestLossGapsAndMalformedFolded(t *testing.T) {
+	const lost, bad = 30, 40
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	var half int
+	var lastOff int
+	for i := int32(1); i <= lost; i++ {
+		q := kreq(1, 11, i, "consumer", bytes.Repeat([]byte{0}, 200))
+		segs := v.split(true, q, len(q)/2+1)
+		half = len(segs[1].data)
+		lastOff = int(segs[1].seq - 1001) // the stream's offset of the segment lost
+		v.send(segs[0])                   // the second half is never captured
+		v.resp(kresp(i, []byte{0, 0}))    // its ack says the bytes were sent
+	}
+	for range bad {
+		b.raw([]byte{1, 2, 3}) // too short for an Ethernet header
+	}
+	r := b.read(Options{})
+	var gaps, malformed, gapPkt int
+	folded := map[string]Note{}
+	for _, n := range r.Notes {
+		switch {
+		case strings.Contains(n.Message, " more "):
+			folded[n.Message] = n
+		case strings.HasPrefix(n.Message, "gap: "):
+			gaps++
+			assert.Regexp(t, textfmt.Sprintf(`^gap: %d bytes missing at stream offset \d+ \(acknowledged by peer but not captured\)$`, half), n.Message)
+			assert.NotNil(t, n.Conn)
+			gapPkt = n.Packet
+		case n.Message == "malformed packet skipped":
+			malformed++
+		}
+	}
+	assert.Equal(t, maxFolded, gaps, "%v", r.Notes)
+	assert.Equal(t, maxFolded, malformed, "%v", r.Notes)
+	wantGaps := textfmt.Sprintf("%d more gaps of bytes missing (not captured) after the first %d, %d bytes in all: the last in this packet, at stream offset %d of the client stream",
+		lost-maxFolded, maxFolded, (lost-maxFolded)*half, lastOff)
+	wantBad := textfmt.Sprintf("%d more malformed packets skipped after the first %d, %d bytes in all: the last in this packet", bad-maxFolded, maxFolded, (bad-maxFolded)*3)
+	if n, ok := folded[wantGaps]; assert.True(t, ok, "no note %q in %v", wantGaps, r.Notes) {
+		// Said where the gaps are: a loss an ACK shows is said at the
+		// packet whose ACK showed it (expireHold), the hold's first here.
+		assert.Equal(t, gapPkt, n.Packet)
+		assert.NotNil(t, n.Conn)
+	}
+	if n, ok := folded[wantBad]; assert.True(t, ok, "no note %q in %v", wantBad, r.Notes) {
+		assert.Equal(t, len(b.pkts), n.Packet)
+		assert.Nil(t, n.Conn)
+	}
+	assert.Equal(t, int64(lost*half), r.LostBytes)
+}

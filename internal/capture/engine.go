@@ -64,6 +64,11 @@ type engine struct {
 	// damagedKept the frames such gaps (or others) cut into: notes a
 	// capture may have one of in every packet (tcpdump -s 128), folded.
 	snapGaps, damagedDropped, damagedKept folded
+	// lossGaps are the gaps of bytes lost (neither a snap length's nor
+	// captured: a capture that dropped packets), malformed the packets
+	// skipped as malformed: a lossy or damaged capture may have one in
+	// many packets, folded too.
+	lossGaps, malformed folded
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -148,7 +153,9 @@ func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
 		return
 	case kindMalformed:
 		e.res.NonKafka++
-		e.note(nil, "malformed packet skipped")
+		if e.malformed.addPacket(e, int64(len(data))) {
+			e.note(nil, "malformed packet skipped")
+		}
 		return
 	case kindUnsupportedLink:
 		e.res.NonKafka++
@@ -467,6 +474,17 @@ func (f *folded) add(h *half, off, n int64) bool {
 	return false
 }
 
+// addPacket is add for a place that is a packet of n bytes, in no
+// stream (a packet skipped as malformed).
+func (f *folded) addPacket(e *engine, n int64) bool {
+	if f.n++; f.n <= maxFolded {
+		return true
+	}
+	f.bytes += n
+	f.last, f.stream = Note{Packet: e.pkt}, ""
+	return false
+}
+
 // end says the places counted past the first maxFolded, what they are
 // and their bytes' unit, in one note at the last of them.
 func (f *folded) end(e *engine, what, unit string) {
@@ -475,8 +493,10 @@ func (f *folded) end(e *engine, what, unit string) {
 		return
 	}
 	n := f.last
-	n.Message = textfmt.Sprintf("%d more %s after the first %d, %d %s in all: the last in this packet, at stream offset %d of %s",
-		more, what, maxFolded, f.bytes, unit, f.off, f.stream)
+	n.Message = textfmt.Sprintf("%d more %s after the first %d, %d %s in all: the last in this packet", more, what, maxFolded, f.bytes, unit)
+	if f.stream != "" {
+		n.Message += textfmt.Sprintf(", at stream offset %d of %s", f.off, f.stream)
+	}
 	e.res.Notes = append(e.res.Notes, n)
 }
 
@@ -510,6 +530,8 @@ func (e *engine) finish() {
 	e.snapGaps.end(e, "gaps of bytes not captured (snap length)", "bytes")
 	e.damagedDropped.end(e, "frames damaged by a gap and dropped", "bytes")
 	e.damagedKept.end(e, "frames damaged by a gap and kept up to it", "bytes missing")
+	e.lossGaps.end(e, "gaps of bytes missing (not captured)", "bytes")
+	e.malformed.end(e, "malformed packets skipped", "bytes")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}

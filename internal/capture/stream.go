@@ -226,7 +226,9 @@ func (h *half) forceGap(why string) {
 	h.gaps++
 	h.e.res.Gaps++
 	h.e.res.LostBytes += n
-	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
+	if h.e.lossGaps.add(h, h.off, n) {
+		h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", n, h.off, why)
+	}
 	h.next = h.segs.first().seq
 	h.gap(n)
 	h.drain()
@@ -351,7 +353,9 @@ func (h *half) checkAckGap() {
 	h.gaps++
 	h.e.res.Gaps++
 	h.e.res.LostBytes += int64(d)
-	h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
+	if h.e.lossGaps.add(h, h.off, int64(d)) {
+		h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
+	}
 	h.next = end
 	h.gap(int64(d))
 	h.drain()
