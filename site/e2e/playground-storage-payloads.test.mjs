@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { session } from './helpers-playground.mjs';
@@ -209,6 +209,35 @@ test('schemas given after the folder is open read its records again, the record 
   assert.match(await payStatus(page), listedStatus);
   assert.deepEqual(page.errors, []);
   await page.close();
+});
+
+// A schema file inside the partition folder (a folder kept with its
+// schema beside its segments), opened with "Open folder…" or dropped, or
+// inside a log.dirs folder's partition: taken as a schema, as when dropped
+// beside the folder, and said so, not left out as a file not Kafka's; the
+// records read with it.
+test('a schema inside a partition folder is taken as a schema, not left out', { timeout: 240_000 }, async () => {
+  const logdirs = join(dir, 'inside');
+  const part = join(logdirs, 'orders-0');
+  await mkdir(part, { recursive: true });
+  await writeFile(join(part, '00000000000000000000.log'), await readFile(join(orders, '00000000000000000000.log')));
+  await writeFile(join(part, ID + '.avsc'), JSON.stringify(schema));
+  for (const [how, what, path] of [['open', part, 'orders-0/7.avsc'], ['drop', part, 'orders-0/7.avsc'], ['drop', logdirs, 'inside/orders-0/7.avsc']]) {
+    const page = await pg.open();
+    if (how === 'open') await page.setInputFiles('#folder', what);
+    else await drop(page, [what]);
+    await decodedRows(page);
+    const rows = await cells(page);
+    assert.equal(rows.length, 4, how + ' ' + what);
+    assert.equal(rows[1][3], '{"customer":"Bo","amount":5}');
+    const note = await page.textContent('#st-folder');
+    assert.doesNotMatch(note, /Left out/);
+    assert.equal(note, "Schemas taken for the record payloads (the storage view's keys and values, and the frames and captures opened next): " + path + '.');
+    assert.deepEqual(await page.$$eval('#pay-list li', (l) => l.map((x) => x.firstChild.textContent)), ['7.avsc']);
+    assert.match(await payStatus(page), listedStatus);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
 });
 
 // What reading the payloads costs a big listing (measured, not asserted
