@@ -358,7 +358,13 @@ const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Mar
 // says how many rows it has (aria-rowcount, the rows still to make
 // counted) and each row its place (aria-rowindex, the head's row the
 // first), as a table drawn in part does.
-const CHUNK = 250;
+//
+// The first body is on screen, so drawn whole, and its rows were laid out
+// cold, 250 of them (400 to 1,000 ms on a loaded machine): the first slice
+// of a listing makes FIRST_ROWS rows, a screenful and more, and the rows
+// of the first body past them are each skipped while off screen
+// (style.css), so the first rows on screen cost the layout of FIRST_ROWS.
+const CHUNK = 250, FIRST_ROWS = 50;
 let widths = [], listedRows = 0;
 
 // The rows are made a slice of time (SLICE_MS) at a time, the page's
@@ -466,6 +472,7 @@ function makeSlice(t) {
   let rows = document.createDocumentFragment();
   let room = body ? CHUNK - body.rows.length : 0;
   const was = widths.join(' ');
+  const first = listedRows < FIRST_ROWS; // a listing's first rows: FIRST_ROWS of them, on screen at once
   // flush puts the rows made into body, and starts a body when it is full.
   const flush = () => {
     if (body) { body.appendChild(rows); body.style.setProperty('--rows', body.rows.length); }
@@ -480,6 +487,7 @@ function makeSlice(t) {
     }
     room--;
     rows.appendChild(recordRow(r, current));
+    if (first && listedRows >= FIRST_ROWS) break;
     if (n % 16 === 0 && performance.now() >= end) break;
   }
   flush();
