@@ -364,12 +364,14 @@ test('the schema given once a big segment is listed: its records read again in p
     })).observe(count, { childList: true, characterData: true, subtree: true });
   });
   await page.click('#pay summary');
+  const t0 = Date.now();
   await page.setInputFiles('#pay-files', [schemaPath]);
   await page.waitForFunction(() => /Of the 20,000 records listed/.test(document.getElementById('pay-status').textContent) &&
     /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 300_000, polling: 20 });
+  const ms = Date.now() - t0;
   const { tasks, said, from, mostRows } = await page.evaluate(() => window.again);
   const replies = await page.evaluate(() => window.kwireReplies);
-  console.log('storage payloads: 20,000 records read again in ' + replies.length + ' messages of at most ' + Math.max(...replies) + ' records; the most rows added in one task ' + mostRows +
+  console.log('storage payloads: 20,000 records read again, decoded ' + ms + ' ms after the schema was given (payload.wasm loaded meanwhile), in ' + replies.length + ' messages of at most ' + Math.max(...replies) + ' records; the most rows added in one task ' + mostRows +
     ', the longest main-thread task meanwhile ' + Math.round(Math.max(0, ...tasks.filter(([at]) => at >= from).map(([, ms]) => ms))) + ' ms');
   assert.ok(replies.length > 1 && Math.max(...replies) <= 500, 'the records read again come in pieces: ' + JSON.stringify(replies));
   assert.equal(replies.reduce((n, x) => n + Math.max(0, x), 0), 20000);
