@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { session } from './helpers-playground.mjs';
@@ -211,6 +211,35 @@ test('schemas given after the folder is open read its records again, the record 
   await page.close();
 });
 
+// A schema file inside the partition folder (a folder kept with its
+// schema beside its segments), opened with "Open folder…" or dropped, or
+// inside a log.dirs folder's partition: taken as a schema, as when dropped
+// beside the folder, and said so, not left out as a file not Kafka's; the
+// records read with it.
+test('a schema inside a partition folder is taken as a schema, not left out', { timeout: 240_000 }, async () => {
+  const logdirs = join(dir, 'inside');
+  const part = join(logdirs, 'orders-0');
+  await mkdir(part, { recursive: true });
+  await writeFile(join(part, '00000000000000000000.log'), await readFile(join(orders, '00000000000000000000.log')));
+  await writeFile(join(part, ID + '.avsc'), JSON.stringify(schema));
+  for (const [how, what, path] of [['open', part, 'orders-0/7.avsc'], ['drop', part, 'orders-0/7.avsc'], ['drop', logdirs, 'inside/orders-0/7.avsc']]) {
+    const page = await pg.open();
+    if (how === 'open') await page.setInputFiles('#folder', what);
+    else await drop(page, [what]);
+    await decodedRows(page);
+    const rows = await cells(page);
+    assert.equal(rows.length, 4, how + ' ' + what);
+    assert.equal(rows[1][3], '{"customer":"Bo","amount":5}');
+    const note = await page.textContent('#st-folder');
+    assert.doesNotMatch(note, /Left out/);
+    assert.equal(note, "Schemas taken for the record payloads (the storage view's keys and values, and the frames and captures opened next): " + path + '.');
+    assert.deepEqual(await page.$$eval('#pay-list li', (l) => l.map((x) => x.firstChild.textContent)), ['7.avsc']);
+    assert.match(await payStatus(page), listedStatus);
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
+
 // What reading the payloads costs a big listing (measured, not asserted
 // beyond its being listed): a segment of Avro values, 20,000 of its records
 // listed, with no schema given and then with the schema; and the schema
@@ -272,6 +301,97 @@ test('a big segment of Avro values: listed with the schema given, streaming as w
   assert.equal(await page.$$eval('#st-table tbody tr', (trs) => trs.length), 20000);
   assert.equal(await page.$eval('#st-table tbody:last-of-type tr:last-child', (tr) => tr.cells[3].textContent), '{"customer":"customer 199 ' + 'x'.repeat(59) + '","amount":199}');
   assert.match(await page.textContent('#pay-status'), /Of the 20,000 records listed: 20,000 values decoded with schema 7 \(Avro\); 20,000 keys with no schema/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The schema given once 20,000 records are listed: their keys and values
+// read again come to the page as the listing's came, in pieces of at most
+// 500 records, a message each (they came in one answer, one task of the
+// page's), their rows made a slice at a time (no task adds more than
+// MOST_ROWS: the listing's bound, playground-storage.test.mjs), the count
+// saying how many rows of the 20,000 are made, and at the end every row
+// decoded. The longest task meanwhile is printed, not judged (time is the
+// machine's).
+const MOST_ROWS = 2000;
+// countReplies, run in the page before its scripts, counts the worker's
+// messages for each storagePayloads request (window.kwireReplies: the
+// records each carried).
+const countReplies = [() => {
+  const ids = new Set();
+  window.kwireReplies = [];
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (m, ...rest) {
+    if (m && m.op === 'storagePayloads') ids.add(m.id);
+    return post.call(this, m, ...rest);
+  };
+  const d = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage');
+  Object.defineProperty(Worker.prototype, 'onmessage', {
+    configurable: true, get() { return d.get.call(this); },
+    set(f) {
+      d.set.call(this, function (e) {
+        if (e.data && ids.has(e.data.id)) {
+          const x = e.data.progress || e.data.result;
+          window.kwireReplies.push(x && Array.isArray(x.records) ? x.records.length : -1);
+        }
+        return f.call(this, e);
+      });
+    },
+  });
+}];
+test('the schema given once a big segment is listed: its records read again in pieces, their rows a slice at a time', { timeout: 600_000 }, async () => {
+  const enc = new TextEncoder();
+  const recs = [];
+  for (let i = 0; i < 200; i++) recs.push({ key: enc.encode('c-' + i), value: framed(ID, { customer: 'customer ' + i, amount: i }) });
+  await mkdir(join(dir, 'again'), { recursive: true });
+  const path = join(dir, 'again', '00000000000000000000.log');
+  await bigSegment(path, 6 << 20, 200, batchOf(recs));
+  const page = await pg.open('', { init: countReplies });
+  await page.setInputFiles('#file', [path]);
+  await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000, polling: 20 });
+  assert.match(await page.$eval('#st-table tbody tr', (tr) => tr.cells[3].textContent), /^base64:/);
+  await page.evaluate(() => {
+    window.again = { tasks: [], said: [], from: performance.now(), mostRows: 0 };
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.again.tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
+    const t = document.getElementById('st-table'), count = document.getElementById('st-count');
+    new MutationObserver((ms) => {
+      let n = 0;
+      for (const m of ms) for (const x of m.addedNodes) if (x.tagName === 'TR') n++;
+      window.again.mostRows = Math.max(window.again.mostRows, n);
+    }).observe(t, { childList: true, subtree: true });
+    new MutationObserver(() => window.again.said.push({
+      text: count.textContent, rows: [...t.tBodies].reduce((n, b) => n + b.rows.length, 0), rowCount: t.getAttribute('aria-rowcount'), busy: t.getAttribute('aria-busy'),
+    })).observe(count, { childList: true, characterData: true, subtree: true });
+  });
+  await page.click('#pay summary');
+  const t0 = Date.now();
+  await page.setInputFiles('#pay-files', [schemaPath]);
+  await page.waitForFunction(() => /Of the 20,000 records listed/.test(document.getElementById('pay-status').textContent) &&
+    /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 300_000, polling: 20 });
+  const ms = Date.now() - t0;
+  const { tasks, said, from, mostRows } = await page.evaluate(() => window.again);
+  const replies = await page.evaluate(() => window.kwireReplies);
+  console.log('storage payloads: 20,000 records read again, decoded ' + ms + ' ms after the schema was given (payload.wasm loaded meanwhile), in ' + replies.length + ' messages of at most ' + Math.max(...replies) + ' records; the most rows added in one task ' + mostRows +
+    ', the longest main-thread task meanwhile ' + Math.round(Math.max(0, ...tasks.filter(([at]) => at >= from).map(([, ms]) => ms))) + ' ms');
+  assert.ok(replies.length > 1 && Math.max(...replies) <= 500, 'the records read again come in pieces: ' + JSON.stringify(replies));
+  assert.equal(replies.reduce((n, x) => n + Math.max(0, x), 0), 20000);
+  assert.ok(mostRows > 0 && mostRows <= MOST_ROWS, mostRows + ' rows added in one task');
+  const making = said.filter((x) => /^listing/.test(x.text));
+  assert.ok(making.length > 0, 'the count said the rows were being made: ' + JSON.stringify(said));
+  for (const x of making) {
+    const [, made, of] = x.text.match(/^listing ([\d,]+) of ([\d,]+) rows…$/).map((n) => +String(n).replaceAll(',', ''));
+    assert.ok(made === x.rows && made < of && of === 20000 && x.rowCount === '20001' && x.busy === 'true', JSON.stringify(x));
+  }
+  const table = await page.evaluate(() => {
+    const t = document.getElementById('st-table');
+    const trs = [...t.querySelectorAll('tbody tr')];
+    return { rows: trs.length, offsets: trs.every((tr, i) => tr.cells[0].textContent === String(i)), values: trs.map((tr) => tr.cells[3].textContent),
+      busy: t.getAttribute('aria-busy'), rowCount: t.getAttribute('aria-rowcount'), current: [...t.querySelectorAll('tr[aria-current]')].map((tr) => tr.cells[0].textContent) };
+  });
+  assert.deepEqual({ ...table, values: undefined }, { rows: 20000, offsets: true, values: undefined, busy: null, rowCount: '20001', current: ['0'] });
+  table.values.forEach((v, i) => { if (v !== JSON.stringify({ customer: 'customer ' + (i % 200), amount: i % 200 })) assert.fail('row ' + i + ': ' + v); });
+  assert.match(await page.textContent('#pay-status'), /Of the 20,000 records listed: 20,000 values decoded with schema 7 \(Avro\)/);
+  await detail(page, /customer/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

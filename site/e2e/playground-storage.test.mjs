@@ -177,7 +177,7 @@ test('a 256 MiB segment streams: its first records on screen at once, the module
 // dropped while the rows are made replace them: no row of the first
 // listing is left or comes after; a row clicked meanwhile is drawn and
 // stays the one current.
-const MOST_ROWS = 2000;
+const MOST_ROWS = 2000, FIRST_ROWS = 50;
 test('20,000 records listed: rows in bodies skipped off screen, cheap to lay out, the keys walk across them', { timeout: 300_000 }, async () => {
   const dir = await mkdtemp(join(tmpdir(), 'kwire-chunks-'));
   try {
@@ -185,7 +185,7 @@ test('20,000 records listed: rows in bodies skipped off screen, cheap to lay out
     const seg = await bigSegment(path, 10 << 20);
     const page = await open();
     await page.evaluate(() => {
-      window.listing = { tasks: [], said: [], from: performance.now(), mostRows: 0 };
+      window.listing = { tasks: [], said: [], from: performance.now(), mostRows: 0, firstRows: 0 };
       new PerformanceObserver((l) => { for (const e of l.getEntries()) window.listing.tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask', buffered: true });
       // The rows added between two checkpoints of the microtasks: at most
       // a task's.
@@ -194,6 +194,7 @@ test('20,000 records listed: rows in bodies skipped off screen, cheap to lay out
         let n = 0;
         for (const m of ms) for (const x of m.addedNodes) if (x.tagName === 'TR') n++; // (bodies come empty, their rows after)
         window.listing.mostRows = Math.max(window.listing.mostRows, n);
+        if (!window.listing.firstRows) window.listing.firstRows = n;
       }).observe(t, { childList: true, subtree: true });
       // What the count says while the rows are made, and how many rows
       // the table has and says it has then.
@@ -205,9 +206,21 @@ test('20,000 records listed: rows in bodies skipped off screen, cheap to lay out
     const listedMs = await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent) && document.querySelectorAll('#st-record section').length === 2 &&
       performance.now() - window.listing.from, null, { timeout: 150_000, polling: 20 }).then((h) => h.jsonValue());
     assert.equal(await page.textContent('#st-count'), 'showing the first 20,000 of ' + seg.records.toLocaleString('en') + ' (the rest are counted, not listed)');
-    const { tasks, said, from, mostRows } = await page.evaluate(() => window.listing);
+    const { tasks, said, from, mostRows, firstRows } = await page.evaluate(() => window.listing);
     const longest = Math.max(0, ...tasks.filter(([at]) => at >= from).map(([, ms]) => ms));
     assert.ok(mostRows > 0 && mostRows <= MOST_ROWS, mostRows + ' rows added in one task');
+    // The first rows on screen come FIRST_ROWS at most, a screenful and
+    // more, in a task of their own (a slice of 10 ms made 100 to 650 into
+    // the first body, all laid out cold); and the first body, on screen,
+    // has its rows past them skipped while they are off screen, as the
+    // bodies after it are: their cells are not drawn.
+    assert.ok(firstRows > 0 && firstRows <= FIRST_ROWS, firstRows + ' rows added in the first task');
+    const drawn = await page.evaluate((FIRST) => {
+      const b = document.querySelector('#st-table tbody');
+      const seen = (i) => b.rows[i].cells[0].checkVisibility({ contentVisibilityAuto: true });
+      return { first: seen(0), screenful: seen(FIRST - 1), past: seen(200), last: seen(249), rowsPast: b.rows[200].checkVisibility({ contentVisibilityAuto: true }) };
+    }, FIRST_ROWS);
+    assert.deepEqual(drawn, { first: true, screenful: true, past: false, last: false, rowsPast: true });
     const making = said.filter((x) => /^listing/.test(x.text));
     assert.ok(making.length > 0, 'the count said the rows were being made: ' + JSON.stringify(said));
     for (const x of making) {
@@ -244,7 +257,7 @@ test('20,000 records listed: rows in bodies skipped off screen, cheap to lay out
       return performance.now() - s;
     });
     console.log('storage: 20,000 of ' + seg.records.toLocaleString('en') + ' records listed in ' + Math.round(listedMs) + ' ms; the longest main-thread task meanwhile ' +
-      Math.round(longest) + ' ms, the most rows added in one ' + mostRows + '; the table laid out afresh in ' + layout.toFixed(1) + ' ms');
+      Math.round(longest) + ' ms, the most rows added in one ' + mostRows + ', in the first ' + firstRows + '; the table laid out afresh in ' + layout.toFixed(1) + ' ms');
     // End: the last row, in a body never drawn, focused, current, drawn;
     // Home and a click back to the first.
     const at = (offset) => page.waitForFunction((o) => {

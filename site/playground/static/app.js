@@ -88,7 +88,7 @@ $('folder').addEventListener('change', () => {
   const fs = $('folder').files;
   const read = filesOfInput(fs);
   $('folder').value = '';
-  openFolder(read);
+  openDropped(read);
 });
 // The topic typed (committed: Enter, or the field left) or picked from
 // the internal topics listed: the files are read again as that topic's.
@@ -204,10 +204,16 @@ let folder = null;
 // are taken as such, Kafka's files (by name, or a segment's bytes) read
 // with the folders', as a set of their own; a frame or capture is not
 // shown with them (the page shows one thing at a time), which is said,
-// unless the folders hold no Kafka file: it is shown then.
+// unless the folders hold no Kafka file: it is shown then. Schema files
+// inside the folders (a partition's folder holding orders-value.avsc)
+// are taken as schemas too, as they would be dropped beside it, rather
+// than left out as files not Kafka's; a folder opened with "Open
+// folder…" comes here as well, with no files beside it.
 async function openDropped({ files, left }) {
   const loose = files.filter((x) => !x.path.includes('/'));
-  const { rest, schemas, keyLogs, applied } = await setAside(loose.map((x) => x.file));
+  const inside = files.filter((x) => x.path.includes('/') && isSchemaName(x.file.name));
+  const { rest, schemas, keyLogs, applied } = await setAside(loose.map((x) => x.file), inside.map((x) => x.file));
+  files = files.filter((x) => !inside.includes(x));
   const notOpened = [], renamed = new Set();
   for (const f of rest) {
     if (isStorageName(f.name)) continue;
@@ -217,7 +223,9 @@ async function openDropped({ files, left }) {
     .filter((x) => !notOpened.includes(x.file))
     .map((x) => (renamed.has(x.file) ? { ...x, stored: true } : x));
   if (!partitions(read).groups.length && notOpened.length) { await applied(); await openFiles(notOpened); return; }
-  const names = (fs) => fs.slice(0, 3).map((f) => f.name).join(', ') + (fs.length > 3 ? ' and ' + (fs.length - 3) + ' more' : '');
+  // A schema inside a folder is named by its path (orders-0/7.avsc).
+  const pathOf = new Map(inside.map((x) => [x.file, x.path]));
+  const names = (fs) => fs.slice(0, 3).map((f) => pathOf.get(f) || f.name).join(', ') + (fs.length > 3 ? ' and ' + (fs.length - 3) + ' more' : '');
   const beside = [];
   // The records show at once, their keys and values as stored; once the
   // schemas apply (payload.wasm loads the first time: a second or two),
@@ -350,8 +358,11 @@ window.addEventListener('hashchange', followed);
 // shown again, what is opened next being read with them): a frame waits
 // for them, storage files are shown first, payload.wasm loading
 // meanwhile, unless it runs already.
-async function setAside(fs) {
-  const schemas = fs.filter((f) => isSchemaName(f.name));
+//
+// schemasToo are schema files found with fs (inside a folder dropped):
+// taken with its, and not looked at for a key log.
+async function setAside(fs, schemasToo = []) {
+  const schemas = [...fs.filter((f) => isSchemaName(f.name)), ...schemasToo];
   let applied = async () => {};
   if (schemas.length) {
     $('pay').open = true;

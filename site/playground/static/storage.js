@@ -167,11 +167,18 @@ async function list(s, topic, gen, keep) {
   // The rows still to make are made while the page stays responsive; a
   // new listing meanwhile (other files, a topic typed) drops them.
   if (!(await rowsMade()) || gen !== st.gen) return;
+  rowsListed(r, r.payloads);
+  if (r.records.length && s.current < 0) await pickFirst(r.records, true);
+}
+
+// rowsListed says, once every row of r's records is made, that the
+// listing is done: the count and the status; and, when its keys and
+// values were read with the schemas given (payloads), how they read.
+function rowsListed(r, payloads) {
   rowsDone();
   drawCount(r);
   status(readStatus(r));
-  if (r.payloads) afterListing(r.records, r.topic);
-  if (r.records.length && s.current < 0) await pickFirst(r.records, true);
+  if (payloads) afterListing(r.records, r.topic);
 }
 
 // drawCount says how many of the records are listed.
@@ -199,6 +206,12 @@ function readStatus(r) {
 // records could not be read so (the caller reads the files again); true
 // when done, or when nothing is to be done (an internal topic's records,
 // read with Kafka's schemas; other files opened meanwhile).
+//
+// The records come back as the listing's came: in pieces of 500, a
+// message each, whose rows are made a slice of time at a time
+// (appendRecords), the table begun again with the first piece and the
+// count saying how many rows of all are made; 20,000 records in one
+// answer, and their rows made in one go, were one task of the page's.
 export async function payloadsAgain() {
   const s = st.storage;
   if (!s) return true;
@@ -211,32 +224,51 @@ export async function payloadsAgain() {
   if (!r) return false; // the listing failed
   if (INTERNAL.includes(r.topic)) { afterListing(r.records, r.topic); return true; }
   const n = r.records.length;
-  status('Reading the keys and values of the ' + grouped(n) + ' record' + (n === 1 ? '' : 's') + ' listed again with the schemas…');
+  const what = 'the keys and values of the ' + grouped(n) + ' record' + (n === 1 ? '' : 's') + ' listed again with the schemas';
+  status('Reading ' + what + '…');
+  const byID = new Map(r.records.map((x) => [x.id, x]));
+  let begun = false, said = 0;
+  // begin empties the table for the rows read again, once (the rows
+  // shown stay until the first piece comes).
+  const begin = () => {
+    if (begun) return;
+    begun = true;
+    startRecords(n);
+    s.drawn = 0;
+  };
+  // A piece: the records of ids p.from to p.to whose batches read again,
+  // with their keys and values; the rows of all of those ids follow.
+  const progress = (p) => {
+    if (stale()) return;
+    for (const x of p.records) {
+      const rec = byID.get(x.id);
+      if (!rec) continue;
+      delete rec.keyPayload;
+      delete rec.valuePayload;
+      if (x.keyPayload) rec.keyPayload = x.keyPayload;
+      if (x.valuePayload) rec.valuePayload = x.valuePayload;
+    }
+    begin();
+    const recs = r.records.slice(p.from, p.to);
+    appendRecords(recs);
+    s.drawn += recs.length;
+    const now = performance.now();
+    if (now - said < 200 && p.read < p.total) return;
+    said = now;
+    status('Reading ' + what + ': ' + grouped(p.read) + ' of ' + grouped(p.total) + ' read…');
+  };
   let a;
   try {
-    a = await rpc('storagePayloads', 0, n);
+    a = await rpcProgress('storagePayloads', progress, 0, n);
   } catch (e) {
     a = { error: e.message };
   }
   if (stale()) return true;
   if (a.error) return false;
-  const byID = new Map(r.records.map((x) => [x.id, x]));
-  for (const x of a.records) {
-    const rec = byID.get(x.id);
-    if (!rec) continue;
-    delete rec.keyPayload;
-    delete rec.valuePayload;
-    if (x.keyPayload) rec.keyPayload = x.keyPayload;
-    if (x.valuePayload) rec.valuePayload = x.valuePayload;
-  }
-  startRecords();
-  appendRecords(r.records);
-  s.drawn = n;
+  begin();
+  if (s.drawn < n) { appendRecords(r.records.slice(s.drawn)); s.drawn = n; } // (every piece came before the answer: never so far)
   if (!(await rowsMade()) || stale()) return true;
-  rowsDone();
-  drawCount(r);
-  status(readStatus(r));
-  afterListing(r.records, r.topic);
+  rowsListed(r, true);
   if (s.current >= 0) await pickRecord(s.current);
   return true;
 }
@@ -326,7 +358,13 @@ const COLS = ['Offset', 'Timestamp', 'Key', 'Value', 'Headers', 'Producer', 'Mar
 // says how many rows it has (aria-rowcount, the rows still to make
 // counted) and each row its place (aria-rowindex, the head's row the
 // first), as a table drawn in part does.
-const CHUNK = 250;
+//
+// The first body is on screen, so drawn whole, and its rows were laid out
+// cold, 250 of them (400 to 1,000 ms on a loaded machine): the first slice
+// of a listing makes FIRST_ROWS rows, a screenful and more, and the rows
+// of the first body past them are each skipped while off screen
+// (style.css), so the first rows on screen cost the layout of FIRST_ROWS.
+const CHUNK = 250, FIRST_ROWS = 50;
 let widths = [], listedRows = 0;
 
 // The rows are made a slice of time (SLICE_MS) at a time, the page's
@@ -337,9 +375,15 @@ let widths = [], listedRows = 0;
 // or closeStorage, stops rather than mix its rows into the new table.
 const SLICE_MS = 10;
 let queue = [], at = 0, epoch = 0, making = false, waiting = [], saidAt = 0;
+// expected is how many rows the listing will have when that is known
+// before its records come (the records listed read again: payloadsAgain),
+// else 0; the count and aria-rowcount say the rows to be made of it.
+let expected = 0;
+const rowsToBe = () => Math.max(listedRows + queue.length - at, expected);
 
-// startRecords empties the records table.
-function startRecords() {
+// startRecords empties the records table; expect is how many rows the
+// listing will have, when known (0: as its records come).
+function startRecords(expect = 0) {
   stopRows();
   const t = $('st-table');
   const head = t.tHead.rows[0];
@@ -348,7 +392,8 @@ function startRecords() {
   for (const b of [...t.tBodies]) b.remove();
   widths = COLS.map((c) => c.length);
   listedRows = 0;
-  t.setAttribute('aria-rowcount', 1);
+  expected = expect;
+  t.setAttribute('aria-rowcount', expected + 1);
   t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   $('st-count').textContent = '';
 }
@@ -387,15 +432,18 @@ async function makeRows(my) {
   const t = $('st-table');
   for (;;) {
     makeSlice(t);
-    if (at >= queue.length) break;
-    // The rows still to make: said, at most twice a second (the count is a
-    // live region), and the table busy until rowsDone.
+    const more = at < queue.length;
+    if (!more && listedRows >= expected) break;
+    // The rows still to make (queued, or still to come when the listing's
+    // size is known): said, at most twice a second (the count is a live
+    // region), and the table busy until rowsDone.
     t.setAttribute('aria-busy', 'true');
     const now = performance.now();
     if (now - saidAt >= 500) {
       saidAt = now;
-      $('st-count').textContent = 'listing ' + grouped(listedRows) + ' of ' + grouped(listedRows + queue.length - at) + ' rows…';
+      $('st-count').textContent = 'listing ' + grouped(listedRows) + ' of ' + grouped(rowsToBe()) + ' rows…';
     }
+    if (!more) break;
     await nextTask();
     if (my !== epoch) return;
   }
@@ -424,6 +472,7 @@ function makeSlice(t) {
   let rows = document.createDocumentFragment();
   let room = body ? CHUNK - body.rows.length : 0;
   const was = widths.join(' ');
+  const first = listedRows < FIRST_ROWS; // a listing's first rows: FIRST_ROWS of them, on screen at once
   // flush puts the rows made into body, and starts a body when it is full.
   const flush = () => {
     if (body) { body.appendChild(rows); body.style.setProperty('--rows', body.rows.length); }
@@ -438,10 +487,11 @@ function makeSlice(t) {
     }
     room--;
     rows.appendChild(recordRow(r, current));
+    if (first && listedRows >= FIRST_ROWS) break;
     if (n % 16 === 0 && performance.now() >= end) break;
   }
   flush();
-  t.setAttribute('aria-rowcount', listedRows + queue.length - at + 1);
+  t.setAttribute('aria-rowcount', rowsToBe() + 1);
   const now = widths.join(' ');
   if (now !== was) t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   rovingStop(t);

@@ -369,6 +369,15 @@ function payloadHook() {
 
 const RECORDS_PIECE = 500;
 
+// sendRecords posts records to the page in pieces of at most
+// RECORDS_PIECE, each a progress message of request id (a task of the
+// page's) with the members of head; one message when there are none.
+function sendRecords(id, head, records) {
+  for (let i = 0; i === 0 || i < records.length; i += RECORDS_PIECE) {
+    self.postMessage({ id, progress: { ...head, records: records.slice(i, i + RECORDS_PIECE) } });
+  }
+}
+
 self.onmessage = async (e) => {
   clearTimeout(warmTimer); // a request goes first
   const { id, op, args, slot } = e.data;
@@ -394,9 +403,7 @@ self.onmessage = async (e) => {
       let sent = 0, read = 0, total = 0;
       const report = (p) => {
         ({ read, total } = p);
-        for (let i = 0; i === 0 || i < p.records.length; i += RECORDS_PIECE) {
-          self.postMessage({ id, progress: { read, total, records: p.records.slice(i, i + RECORDS_PIECE) } });
-        }
+        sendRecords(id, { read, total }, p.records);
         sent += p.records.length;
       };
       result = JX(await m.open(names, files, topic, (p) => report(JX(p)), !!folder, hook));
@@ -411,9 +418,25 @@ self.onmessage = async (e) => {
       result = JX(await m.record(args[0], payloadHook()));
     } else if (op === 'storagePayloads') {
       // The records listed (ids from, to) read again with the schemas now
-      // given: only their batches, not the files.
+      // given: only their batches, not the files. They go to the page as
+      // the listing's do, in pieces of RECORDS_PIECE, a message each,
+      // {read, total, from, to, records} (read of total records read
+      // again; records, those of ids from to to that still read), and the
+      // answer carries none of them (streamed): the 20,000 listed in one
+      // answer were one task of the page's. The module reads a piece's
+      // batches a call at a time, so a piece is on its way while the next
+      // is read; a batch across two pieces is read for each.
+      const [from, to] = args;
       const m = await storageModule();
-      result = JX(await m.payloads(args[0], args[1], payloadHook()));
+      const hook = payloadHook();
+      const total = Math.max(0, to - from);
+      for (let i = from; i < to && !result; i += RECORDS_PIECE) {
+        const j = Math.min(to, i + RECORDS_PIECE);
+        const a = JX(await m.payloads(i, j, hook));
+        if (a.error) result = a;
+        else sendRecords(id, { read: j - from, total, from: i, to: j }, a.records);
+      }
+      if (!result) result = { records: [], streamed: true };
     }
     else if (op === 'schemas') result = await schemas(...args);
     else if (op === 'registryStatus') result = payloadReady ? J(self.kwirePayload.registryStatus()) : null;
