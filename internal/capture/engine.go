@@ -133,8 +133,8 @@ func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
 		x := e.holds[0]
 		e.holds[0] = hold{}
 		e.holds = e.holds[1:]
-		if x.h.holding && x.h.holdUntil == x.until {
-			x.h.expireHold()
+		if len(x.h.shown) > 0 && x.h.shown[0].until < e.pkt {
+			x.h.expireHold(false)
 			e.bound(x.h.c, x.h)
 		}
 	}
@@ -236,9 +236,8 @@ func (e *engine) tcp(p *tcpPacket) {
 		c.half[1-dir].ackSeen()
 	}
 	h.segment(p)
-	if h.holding && !h.ackHole() {
-		h.endHold() // the bytes acknowledged came
-	} else if len(c.held) > 0 {
+	h.settleHold() // the bytes acknowledged may have come
+	if len(c.held) > 0 {
 		e.releaseHeld(c) // some of them came
 	}
 	e.bound(c, h)
@@ -315,7 +314,7 @@ func (e *engine) finishConn(c *Conn) {
 	c.finished = true
 	if !c.nonKafka {
 		for _, h := range c.half {
-			h.expireHold()
+			h.expireHold(true)
 		}
 		e.release(c, true, nil, 0)
 		for _, h := range c.half {
@@ -566,25 +565,23 @@ func (e *engine) place(h *half, f *Frame) {
 	// may complete an exchange, whose reader (ReadFunc's fn) may take the
 	// frames' buffers back at once.
 	end := f.StreamOffset + int64(len(f.Bytes))
-	if o := c.half[1-h.idx]; o.holding || c.heldN[h.idx] > 0 {
+	if o := c.half[1-h.idx]; o.holding() || c.heldN[h.idx] > 0 {
 		need := o.next
-		if o.holding {
+		if o.holding() {
 			need = o.ackEnd()
 		}
 		c.held = append(c.held, heldFrame{f, need})
 		c.heldBytes += len(f.Bytes)
 		c.heldN[h.idx]++
-		if o.holding && (c.heldBytes > e.opts.MaxStreamBuffer || len(c.held) > maxHeld) {
-			o.expireHold() // too much waits: the hold ends now
+		if o.holding() && (c.heldBytes > e.opts.MaxStreamBuffer || len(c.held) > maxHeld) {
+			o.expireHold(true) // too much waits: the hold ends now
 		}
 	} else {
 		e.placeNow(c, f)
 	}
 	// f's bytes may be some the peer acknowledged: frames it held for
 	// them go on after f (those held for bytes after f wait for them).
-	if h.holding && !h.ackHole() {
-		h.holding = false
-	}
+	h.settleHold()
 	upTo := h.next
 	if back := h.off - end; back >= 0 && back < 1<<30 {
 		upTo -= uint32(back) // the sequence number after f

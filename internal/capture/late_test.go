@@ -242,3 +242,132 @@ func TestReadFuncFramesTakenBackElsewhere(t *testing.T) {
 	}
 	require.Equal(t, want, <-done)
 }
+
+// TestLossSaidWhereItsAckShowedIt: a client whose every request loses
+// its second half, which the broker's answer acknowledges. The first hole
+// starts the hold; each later answer's ACK shows another while it is on.
+// Each loss is said at the packet whose ACK showed that hole, and so is
+// the frame it damaged, not all at the packet that showed the first (the
+// hold's start).
+func TestLossSaidWhereItsAckShowedIt(t *testing.T) {
+	const lost = 4
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	var shown []int // the packet of each answer, whose ACK shows a hole
+	for i := int32(1); i <= lost; i++ {
+		q := kreq(1, 11, i, "consumer", bytes.Repeat([]byte{0}, 200))
+		segs := v.split(true, q, len(q)/2+1)
+		v.send(segs[0]) // the second half is never captured
+		v.resp(kresp(i, []byte{0, 0}))
+		shown = append(shown, len(b.pkts))
+	}
+	for _, keep := range []bool{false, true} {
+		r := b.read(Options{KeepDamaged: keep})
+		var gaps, damaged []int
+		for _, n := range r.Notes {
+			switch {
+			case strings.HasPrefix(n.Message, "gap: "):
+				gaps = append(gaps, n.Packet)
+			case strings.Contains(n.Message, "damaged by a gap"):
+				damaged = append(damaged, n.Packet)
+			}
+		}
+		assert.Equal(t, shown, gaps, "keep %v: the gaps' packets: %v", keep, r.Notes)
+		assert.Equal(t, shown, damaged, "keep %v: the damaged frames' packets: %v", keep, r.Notes)
+		assert.Equal(t, lost, r.Gaps)
+	}
+}
+
+// TestEachHoleWaitsItsOwnWhile: a hole shown while another is waited for
+// waits its own ackHoldPackets packets, not what is left of the first's:
+// request 1's second half is lost; request 2's, acknowledged a few
+// packets before request 1's wait ends, comes a few packets after it (a
+// capture from several queues), and request 2 is read whole and paired
+// with its answer, its bytes not declared lost with request 1's.
+func TestEachHoleWaitsItsOwnWhile(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	other := func(n int) {
+		for range n {
+			w := b.conv("10.0.0.3:40000", "10.0.0.2:9092")
+			w.b.tcp(w.c, w.s, 1, 1, fACK, nil)
+		}
+	}
+	q1 := kreq(1, 11, 1, "consumer", bytes.Repeat([]byte{0}, 200))
+	segs := v.split(true, q1, len(q1)/2+1)
+	v.send(segs[0]) // the second half is never captured
+	v.resp(kresp(1, []byte{0, 0}))
+	first := len(b.pkts)
+	other(ackHoldPackets - 10)
+	q2 := kreq(1, 11, 2, "consumer", bytes.Repeat([]byte{0}, 200))
+	segs = v.split(true, q2, len(q2)/2+1)
+	v.send(segs[0])
+	v.resp(kresp(2, []byte{0, 0})) // acknowledges segs[1] before it comes
+	other(20)                      // past request 1's wait
+	require.Greater(t, len(b.pkts), first+ackHoldPackets)
+	v.send(segs[1]) // late, within its own wait
+	v.req(apiVersionsReq(3))
+	v.resp(apiVersionsResp(3))
+	v.fin()
+	r := b.read(Options{})
+	assert.Equal(t, []int32{2, 3}, pairedCorrs(r), "%v", r.Notes)
+	assert.Equal(t, 1, r.Gaps, "request 1's half only: %v", r.Notes)
+	assert.Equal(t, int64(len(q1)-len(q1)/2-1), r.LostBytes)
+	for _, n := range r.Notes {
+		if strings.HasPrefix(n.Message, "gap: ") {
+			assert.Equal(t, first, n.Packet, "%v", n)
+		}
+	}
+}
+
+// TestHoldsOfEveryExchangeBounded: a long capture whose every request
+// loses its second half keeps holding for one hole after another. Each
+// answer, held for its request's hole, is handed on when that hole's
+// own wait ends (ackHoldPackets packets after its ACK), not at the first
+// hole's nor at the end; and what is remembered of the holes' ACKs stays
+// within one a packet of the wait.
+func TestHoldsOfEveryExchangeBounded(t *testing.T) {
+	const lost = 400
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	shown := map[int32]int{} // correlation id: the packet whose ACK showed its hole
+	for i := int32(1); i <= lost; i++ {
+		q := kreq(18, 3, i, "consumer", bytes.Repeat([]byte{0}, 100))
+		segs := v.split(true, q, len(q)/2+1)
+		v.send(segs[0]) // the second half is never captured
+		v.resp(kresp(i, []byte{0, 0}))
+		shown[i] = len(b.pkts)
+	}
+	v.fin()
+	e := newEngine(Options{KeepDamaged: true}, func(x *Exchange) {})
+	handed := map[int32]int{}
+	e.stream = func(x *Exchange) {
+		if x.Paired() {
+			handed[x.CorrelationID] = e.res.Packets // e.pkt is the hole's while it is declared
+		}
+	}
+	maxShown, maxHolds := 0, 0
+	e.onPacket = func() {
+		for _, c := range e.all {
+			for _, h := range c.half {
+				maxShown = max(maxShown, len(h.shown))
+			}
+		}
+		maxHolds = max(maxHolds, len(e.holds))
+	}
+	require.NoError(t, e.run(bytes.NewReader(b.pcap())))
+	require.Len(t, handed, lost)
+	for i := int32(1); i <= lost; i++ {
+		if shown[i]+ackHoldPackets < len(b.pkts)-3 {
+			// handed on the packet after its wait ended
+			assert.Equal(t, shown[i]+ackHoldPackets+1, handed[i], "exchange %d", i)
+		}
+	}
+	t.Logf("at most %d ACKs remembered by a half, %d holds in all", maxShown, maxHolds)
+	assert.LessOrEqual(t, maxShown, ackHoldPackets+1)
+	assert.LessOrEqual(t, maxHolds, ackHoldPackets+1)
+	assert.Equal(t, lost, e.res.Gaps)
+}

@@ -36,15 +36,20 @@ type half struct {
 	finSeq   uint32 // sequence number of the FIN, once fin
 	peerAck  uint32 // highest ACK sent by the other side
 	ackValid bool
-	// holding: the peer acknowledged bytes the capture has not shown
+	// shown: the peer acknowledged bytes the capture has not shown
 	// (yet): they may be lost, or come late (captures from several
-	// queues or interfaces are not in sending order). Until holdUntil,
-	// the packet index past which they are declared lost, the other
-	// side's frames are held (Conn.held), so that its answer is paired
-	// once the bytes come. holdPkt is the packet whose ACK began it.
-	holding   bool
-	holdPkt   int
-	holdUntil int
+	// queues or interfaces are not in sending order). While it holds
+	// any (holding), the other side's frames are held (Conn.held), so
+	// that its answer is paired once the bytes come. Each hole is waited
+	// for ackHoldPackets packets from the ACK that showed it, and said
+	// lost at that packet: shown holds those ACKs, in order, each with
+	// the sequence number it acknowledged bytes up to (the holes that
+	// start before it, and after the one before's, are the ones it
+	// showed). An ACK is one a packet, and each lives ackHoldPackets
+	// packets, so it holds at most ackHoldPackets+1. shownTo is where
+	// ackSeen last looked for holes up to.
+	shown   []shownAck
+	shownTo uint32
 	// busy counts the readings of this direction's stream under way
 	// (segment, expireHold, flush): a hold that ends meanwhile, as a
 	// frame of either side is placed, ends once they are done
@@ -52,6 +57,7 @@ type half struct {
 	// would be taken from under the framing of the bytes before them.
 	busy        int
 	expireLater bool
+	expireAll   bool // the hold that ended meanwhile ended whole (expireHold's all)
 
 	// framing
 	buf    []byte // undelivered stream bytes starting at bufOff
@@ -90,6 +96,14 @@ type half struct {
 		gen      uint32
 	}
 	insideLooks int // the segments' starts answerInside looked at, for tests that bound the work
+}
+
+// shownAck is an ACK that showed bytes acknowledged but not captured:
+// the holes before seq not shown before were shown at packet pkt, and
+// are waited for until packet until.
+type shownAck struct {
+	seq        uint32
+	pkt, until int
 }
 
 type seg struct {
@@ -146,7 +160,7 @@ func (h *half) segment(p *tcpPacket) {
 // to wait for: no bytes out of order, and no hole the peer acknowledged
 // whose bytes may still come late (holding).
 func (h *half) finDone() bool {
-	return h.fin && h.segs.len() == 0 && (!h.holding || int32(h.finSeq-h.next) <= 0)
+	return h.fin && h.segs.len() == 0 && (!h.holding() || int32(h.finSeq-h.next) <= 0)
 }
 
 func (h *half) data(seq uint32, payload []byte, missing int) {
@@ -236,13 +250,18 @@ func (h *half) forceGap(why string) {
 
 // ord is the place in the conversation's order of bytes delivered by
 // packet pkt: while holding, they are what the peer acknowledged in
-// packet holdPkt, so they belong before it.
+// the packet that showed the first hole waited for, so they belong
+// before it.
 func (h *half) ord(pkt int) int {
-	if h.holding {
-		return min(pkt, h.holdPkt-1)
+	if len(h.shown) > 0 {
+		return min(pkt, h.shown[0].pkt-1)
 	}
 	return pkt
 }
+
+// holding reports whether the peer acknowledged bytes the capture has not
+// shown, which are waited for (see shown).
+func (h *half) holding() bool { return len(h.shown) > 0 }
 
 // ackHole reports whether the peer acknowledged bytes of this direction
 // the capture has not delivered.
@@ -265,49 +284,115 @@ func (h *half) ackEnd() uint32 {
 }
 
 // ackSeen is called when the peer sent an ACK: a hole it acknowledged
-// starts a hold (see holding), a hold whose bytes came ends.
+// that no ACK before showed is waited for (see shown); a hold whose
+// bytes came ends.
 func (h *half) ackSeen() {
-	switch {
-	case h.ackHole():
-		if !h.holding {
-			h.holding, h.holdPkt, h.holdUntil = true, h.e.pkt, h.e.pkt+ackHoldPackets
-			h.e.holds = append(h.e.holds, hold{h, h.holdUntil})
-		}
-	case h.holding:
+	if !h.ackHole() {
 		h.endHold()
+		return
 	}
+	end := h.ackEnd()
+	from := h.shownTo
+	if len(h.shown) == 0 || int32(from-h.next) < 0 {
+		from = h.next
+	}
+	if int32(end-from) <= 0 {
+		return
+	}
+	hole, reach := h.holeIn(from, end)
+	h.shownTo = reach
+	if !hole {
+		return // bytes the capture holds, past a hole an ACK before showed
+	}
+	x := shownAck{seq: end, pkt: h.e.pkt, until: h.e.pkt + ackHoldPackets}
+	h.shown = append(h.shown, x)
+	h.e.holds = append(h.e.holds, hold{h, x.until})
+}
+
+// holeIn reports whether a byte from from up to end is not captured: from
+// is next (not captured, or it would have been delivered), or a byte the
+// segments held out of order, in a chain each starting where the one
+// before ends, do not reach; and where the chain reached, end or past it
+// when there is none, which is where the next look starts (shownTo), so
+// each segment is looked at once. Segments that overlap otherwise may
+// make it see a hole where there is none, which costs an entry in shown,
+// no more.
+func (h *half) holeIn(from, end uint32) (bool, uint32) {
+	x := from
+	for int32(end-x) > 0 {
+		if x == h.next {
+			return true, end
+		}
+		n, ok := h.segs.longest[x]
+		if !ok {
+			return true, end
+		}
+		x += uint32(n)
+	}
+	return false, x
 }
 
 // ackHoldPackets is how many packets of the capture an acknowledged hole
-// waits for its bytes before they are declared lost.
+// waits for its bytes, from the ACK that showed it, before they are
+// declared lost.
 const ackHoldPackets = 256
 
-// endHold ends a hold whose bytes came, and hands the frames held meanwhile
-// on.
-func (h *half) endHold() {
-	h.holding = false
-	h.e.releaseHeld(h.c)
+// settleHold drops from shown the ACKs whose holes are all filled or
+// declared lost (the stream came past them), all of them once nothing
+// acknowledged is missing.
+func (h *half) settleHold() {
+	if !h.ackHole() {
+		h.shown = nil
+		return
+	}
+	i := 0
+	for i < len(h.shown) && int32(h.shown[i].seq-h.next) <= 0 {
+		i++
+	}
+	if h.shown = h.shown[i:]; len(h.shown) == 0 {
+		h.shown = nil
+	}
 }
 
-// expireHold ends a hold whose bytes did not come: they are declared lost,
-// then the frames held meanwhile are handed on.
-func (h *half) expireHold() {
-	if !h.holding {
+// endHold settles a hold some of whose bytes came, and hands the frames
+// held for them on.
+func (h *half) endHold() {
+	was := len(h.shown)
+	h.settleHold()
+	if len(h.shown) < was {
+		h.e.releaseHeld(h.c)
+	}
+}
+
+// expireHold ends the waits that ended by this packet (all of them when
+// all is set): the holes they were for whose bytes did not come are
+// declared lost, each at the packet whose ACK showed it, as if declared
+// there at once; then the frames held for them are handed on.
+func (h *half) expireHold(all bool) {
+	if !h.holding() {
 		return
 	}
 	if h.busy > 0 {
 		h.expireLater = true
+		h.expireAll = h.expireAll || all
 		return
 	}
 	h.busy++
 	defer h.idle()
-	h.holding = false
-	// The loss is said at the packet whose ACK showed it, as when it was
-	// declared there at once.
 	pkt := h.e.pkt
-	h.e.pkt = h.holdPkt
-	h.checkAckGap()
+	for len(h.shown) > 0 && !h.released && (all || h.shown[0].until < pkt) {
+		x := h.shown[0]
+		h.shown = h.shown[1:]
+		h.e.pkt = x.pkt
+		h.checkAckGap(x.seq)
+		if len(h.shown) == 0 && h.ackHole() {
+			// acknowledged by ACKs that showed no hole of their own
+			// (ackSeen), now that the holes before are declared
+			h.checkAckGap(h.ackEnd())
+		}
+	}
 	h.e.pkt = pkt
+	h.settleHold()
 	h.e.releaseHeld(h.c)
 	if c := h.c; c.Closed && c.half[0].finDone() && c.half[1].finDone() {
 		h.e.finishConn(c) // it waited for these bytes to end
@@ -322,8 +407,9 @@ func (h *half) idle() {
 		return
 	}
 	if h.expireLater {
-		h.expireLater = false
-		h.expireHold()
+		all := h.expireAll
+		h.expireLater, h.expireAll = false, false
+		h.expireHold(all)
 	}
 	if c := h.c; c.finishLater && c.half[0].busy == 0 && c.half[1].busy == 0 {
 		c.finishLater = false
@@ -331,22 +417,23 @@ func (h *half) idle() {
 	}
 }
 
-// checkAckGap: the peer acknowledged data beyond a hole, so the hole's
-// bytes were sent but are not in the capture. The hole may be at the
-// tail, with no later segment captured (the last segments of a request
-// lost): the ACK is then the only sign of it, and the frame they belonged
-// to is closed as lost now, before the peer's answer is framed, rather
-// than left waiting for bytes that will not come.
-func (h *half) checkAckGap() {
+// checkAckGap: the peer acknowledged data beyond a hole that starts
+// before upTo, so the hole's bytes were sent but are not in the capture.
+// The hole may be at the tail, with no later segment captured (the last
+// segments of a request lost): the ACK is then the only sign of it, and
+// the frame they belonged to is closed as lost now, before the peer's
+// answer is framed, rather than left waiting for bytes that will not
+// come.
+func (h *half) checkAckGap(upTo uint32) {
 	if !h.ackValid || h.released || !h.started {
 		return
 	}
-	for h.segs.len() > 0 && !h.released && int32(h.peerAck-h.segs.first().seq) >= 0 {
+	for h.segs.len() > 0 && !h.released && int32(h.next-upTo) < 0 && int32(h.peerAck-h.segs.first().seq) >= 0 {
 		h.forceGap("acknowledged by peer but not captured")
 	}
 	end := h.ackEnd()
 	d := int32(end - h.next)
-	if h.released || d <= 0 || d > 1<<30 {
+	if h.released || int32(h.next-upTo) >= 0 || d <= 0 || d > 1<<30 {
 		return
 	}
 	h.c.Gaps++
@@ -413,6 +500,7 @@ func (h *half) flush() {
 
 func (h *half) release() {
 	h.released = true
+	h.shown = nil
 	h.buffered = 0
 	h.buf, h.marks = nil, nil
 	h.tail.reset(h.e)
