@@ -113,11 +113,17 @@ var sinkDecoders = []*payload.Decoder{
 // harness writes the record into a Fetch response of one; bit 7
 // InternalTopicsAsBytes, their keys and values read by the payload
 // decoder rather than the walk's own reader; limit, when not 0, is
-// MaxNodes, or MaxWork when bit 3 is set.
+// MaxNodes, or MaxWork when bit 3 is set. A response whose key or
+// version is codec.Any is guessed; so is a frame that is not said to be
+// a response and whose key is Any (Options.Auto: a request, or else the
+// likeliest response).
 func sinkOptions(response bool, key, version int16, mode uint8, limit uint16) (codec.Options, *payload.Decoder) {
 	d := sinkDecoders[mode&3]
 	o := codec.Options{Response: response, APIKey: key, Version: version, Int64Strings: mode&4 != 0,
 		TopicNames: func([16]byte) string { return "orders" }}
+	if !response && key == codec.Any {
+		o = codec.Options{Auto: true, Int64Strings: mode&4 != 0, TopicNames: o.TopicNames}
+	}
 	if mode&64 != 0 {
 		o.TopicNames = internalTopicName
 	}
@@ -251,18 +257,25 @@ func payloadBothSinks(t testing.TB, b []byte, o codec.Options, d *payload.Decode
 	if _, err := wdec.WriteJSON(&w, b, ro); fmt.Sprint(err) != fmt.Sprint(jerr) || w.String() != string(jjs) {
 		t.Fatalf("WriteJSON differs from AppendJSON (%v, %v)\nwrite  %s\nappend %s", err, jerr, w.String(), jjs)
 	}
-	// A guess tries readings whose hook calls are its own.
-	if f.Guess != nil {
-		return
-	}
 	// The hook's calls: the tree's with a slab, its JSON's and the
-	// tree-less walk's without.
+	// tree-less walk's without. A guessed frame is compared too: the
+	// readings a guess ranks (guessResponses) are walked without records
+	// (Options.raw: nothing nested), so they never call the hook, and
+	// both paths make the same readings through codec's read (a request
+	// first with Auto, dropped when it fails; the answer, or the reading
+	// shown when nothing fits), calling the hook alike. Frame.AppendJSON
+	// walks again only the reading kept, the last read makes: its calls
+	// are the last of Decode's.
 	for name, calls := range map[string][]hookCall{"Frame.AppendJSON": th.calls, "Decoder.AppendJSON": jh.calls} {
-		if len(calls) != len(treeCalls) {
-			t.Fatalf("%s called the payload hook %d times, Decode %d", name, len(calls), len(treeCalls))
+		tree := treeCalls
+		if name == "Frame.AppendJSON" && o.Auto && len(calls) < len(tree) {
+			tree = tree[len(tree)-len(calls):]
+		}
+		if len(calls) != len(tree) {
+			t.Fatalf("%s called the payload hook %d times, Decode %d", name, len(calls), len(tree))
 		}
 		for i := range calls {
-			tc, jc := treeCalls[i], calls[i]
+			tc, jc := tree[i], calls[i]
 			if name == "Frame.AppendJSON" {
 				tc.Warnings = nil // said once, by Decode: the walk again is quiet
 			}
@@ -419,6 +432,12 @@ func FuzzPayloadBothSinks(f *testing.F) {
 		}
 		f.Add(fr.b, fr.response, fr.key, fr.version, mode, uint16(200))
 		f.Add(fr.b, fr.response, fr.key, fr.version, mode|8, uint16(400))
+		if !fr.records {
+			// Guessed: a response's API or version, or (Auto) whether
+			// it is a request at all.
+			f.Add(fr.b, fr.response, fr.key, int16(codec.Any), mode, uint16(0))
+			f.Add(fr.b, false, int16(codec.Any), int16(0), mode|1, uint16(0))
+		}
 	}
 	// Hostile payloads, a few to a frame, each with a good one beside.
 	for i, v := range bad {
@@ -679,4 +698,65 @@ func TestPayloadBothSinksInternalTopics(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPayloadBothSinksGuessed: frames read by a guess (a response's API
+// or version Any; Auto, a request or else a response) are held to
+// payloadBothSinks' hook-by-hook comparison too, which skipped them: the
+// readings a guess ranks never call the payload hook, and both paths make
+// the same readings. A request that fails after its records (a tagged
+// field count past its last byte), read with Auto, is read twice (the
+// request's reading dropped for a guessed response, none fitting, then
+// the request's again to show): Decode and Decoder.AppendJSON call the
+// hook for both readings alike, Frame.AppendJSON for the one kept, the
+// last.
+func TestPayloadBothSinksGuessed(t *testing.T) {
+	good, _ := sinkPayloads(t)
+	var kv [][2][]byte
+	for i, v := range good {
+		var k []byte
+		if i%3 == 0 {
+			k = good[(i+5)%len(good)]
+		}
+		kv = append(kv, [2][]byte{k, v})
+	}
+	guessed, withCalls, dropped := 0, 0, 0
+	for _, fr := range sinkFrames(t, kv) {
+		if fr.records {
+			continue
+		}
+		bs := [][]byte{fr.b}
+		if !fr.response && fr.version >= 9 {
+			b := append([]byte(nil), fr.b...)
+			b[len(b)-1] = 5 // the request's tagged-field count, after its records
+			bs = append(bs, b)
+		}
+		for _, b := range bs {
+			for _, kv := range [][3]int16{{1, codec.Any, fr.version}, {1, fr.key, codec.Any}, {1, codec.Any, codec.Any}, {0, codec.Any, 0}} {
+				for m := uint8(0); m < 16; m++ {
+					o, d := sinkOptions(kv[0] == 1, kv[1], kv[2], m, 0)
+					payloadBothSinks(t, b, o, d)
+					h := &hookLog{t: t, d: d}
+					o.Payload = h.decode
+					f, _ := codec.Decode(b, o)
+					calls := len(h.calls)
+					h.calls = nil
+					f.AppendJSON(nil)
+					if f.Guess != nil {
+						guessed++
+						if calls > 0 {
+							withCalls++
+						}
+					}
+					if calls > len(h.calls) {
+						dropped++
+					}
+				}
+			}
+		}
+	}
+	if withCalls == 0 || dropped == 0 {
+		t.Fatalf("guessed frames %d, with hook calls %d; frames whose dropped reading called the hook %d", guessed, withCalls, dropped)
+	}
+	t.Logf("guessed frames %d, with hook calls %d; frames whose dropped reading called the hook %d", guessed, withCalls, dropped)
 }

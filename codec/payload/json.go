@@ -735,27 +735,35 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, start int) {
 				w.out = append(w.out, ',')
 			}
 			// A member's node starts at from (the white space and comma
-			// before it its prefix): a limit that cuts it is said there.
+			// before it its prefix): a limit that cuts it is said there,
+			// on the member's path (its key is read first, the text being
+			// checked already), as its other warnings are.
+			var key []byte
+			var kname string
+			if obj {
+				ks := s.p
+				s.str()
+				key = b[ks:s.p]
+				kname = jsonUnquote(key)
+				w.push(kname, -1)
+			} else {
+				w.push("", idx)
+			}
 			if !w.takeAt(from, 1) {
+				w.pop()
 				return
 			}
 			var e *tree.Node
 			if obj {
-				ks := s.p
-				s.str()
-				key := b[ks:s.p]
 				w.out = append(w.out, key...)
 				w.out = append(w.out, ':')
 				s.ws()
 				s.p++ // ':'
 				s.ws()
-				kname := jsonUnquote(key)
 				e = w.node(kname, "", schema.Invalid, from, s.p)
-				w.push(kname, -1)
 			} else {
 				e = w.node(n.Name, "", schema.Invalid, from, s.p)
 				e.Role, e.Index = tree.RoleElement, idx
-				w.push("", idx)
 			}
 			w.jsonNode(s, e, from)
 			w.pop()

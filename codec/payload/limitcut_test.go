@@ -234,7 +234,8 @@ func TestLimitAtDataStart(t *testing.T) {
 // TestLimitAtCutElement: a limit that cuts the data after its first node
 // is said where the node it cut starts, on both sinks (decodeBothCut
 // compares their warnings), and the tree's raw node of what was not
-// decoded starts there too: an element of Protobuf's message-index list,
+// decoded starts there too, the warning on the cut node's path (see
+// TestLimitCutPath): an element of Protobuf's message-index list,
 // a member or element of a top-level JSON object or array (plain or
 // JSON Schema's) or of one inside it, a closing bracket's node, a field
 // of a top-level Avro record or Protobuf message. Each was said at the
@@ -260,21 +261,21 @@ func TestLimitAtCutElement(t *testing.T) {
 		at     int
 		path   string
 	}{
-		{"protobuf index 0", idx, 3, 6, "value"},
-		{"protobuf index 1", idx, 4, 7, "value"},
-		{"json first member", obj, 1, 1, "value"},
-		{"json second member", obj, 2, 6, "value"}, // at its comma, its node's prefix
+		{"protobuf index 0", idx, 3, 6, "value.messageIndexes[0]"},
+		{"protobuf index 1", idx, 4, 7, "value.messageIndexes[1]"},
+		{"json first member", obj, 1, 1, "value.decoded.a"},
+		{"json second member", obj, 2, 6, "value.decoded.b"}, // at its comma, its node's prefix
 		{"json object end", obj, 3, 12, "value"},
-		{"json first element", arr, 1, 2, "value"},
-		{"json third element", arr, 3, 6, "value"},
-		{"json nested element", arr, 5, 10, "value.decoded[2]"},
+		{"json first element", arr, 1, 2, "value.decoded[0]"},
+		{"json third element", arr, 3, 6, "value.decoded[2]"},
+		{"json nested element", arr, 5, 10, "value.decoded[2][1]"},
 		{"json nested end", arr, 6, 13, "value.decoded[2]"},
 		{"json array end", arr, 7, 14, "value"},
-		{"jsonschema first member", js, 3, 6, "value"},
-		{"jsonschema second member", js, 4, 11, "value"},
-		{"jsonschema nested member", js, 6, 22, "value.decoded.b"},
-		{"avro second field", framed(1, []byte{2, 4}), 4, 6, "value"},
-		{"protobuf second field", framed(3, []byte{0, 8, 1, 8, 2}), 5, 8, "value"},
+		{"jsonschema first member", js, 3, 6, "value.decoded.a"},
+		{"jsonschema second member", js, 4, 11, "value.decoded.b"},
+		{"jsonschema nested member", js, 6, 22, "value.decoded.b.d"},
+		{"avro second field", framed(1, []byte{2, 4}), 4, 6, "value.decoded.b"},
+		{"protobuf second field", framed(3, []byte{0, 8, 1, 8, 2}), 5, 8, "value.decoded.id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := bigBudget()

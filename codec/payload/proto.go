@@ -497,7 +497,13 @@ func (w *walker) protoIndexes(b []byte, p int, idx []int, zz bool) {
 	}
 	q := p + cn
 	for i := range idx {
-		if !w.takeAt(q, 1) {
+		// A limit that cuts an element is said on its path,
+		// messageIndexes[i] beside "decoded".
+		w.push("messageIndexes", ownMember)
+		w.push("", i)
+		ok := w.takeAt(q, 1)
+		w.path = w.path[:len(w.path)-2]
+		if !ok {
 			return
 		}
 		_, vn := varint(b[q:], zz)
@@ -556,7 +562,22 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 	var seen map[int]int // occurrences of each repeated field so far, by index: as many as met, not as declared
 	for p < end {
 		w.stopAt = p
-		if !w.work(p, 1) || !w.take(1) {
+		// A limit that cuts the field is said on its path, as its other
+		// warnings are: its tag is peeked for it only when the charges
+		// stop the walk (a tag that does not read leaves the message's
+		// path, its failure said after the charges as it was).
+		named := false
+		if w.cuts(1, 1) {
+			if num, _, tn := protowire.ConsumeTag(b[p:]); tn >= 0 {
+				w.push(protoFieldName(fields.ByNumber(num), num, seen), -1)
+				named = true
+			}
+		}
+		ok := w.work(p, 1) && w.take(1)
+		if named {
+			w.pop()
+		}
+		if !ok {
 			return
 		}
 		num, typ, tn := protowire.ConsumeTag(b[p:])
@@ -567,16 +588,12 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 		if (fd == nil || !wireTypeFits(fd, typ)) && typ <= protowire.Fixed32Type {
 			w.protoMismatch(md, fd, num, typ, p)
 		}
-		name := strconv.Itoa(int(num))
-		if fd != nil {
-			name = fd.JSONName()
-			if fd.Cardinality() == protoreflect.Repeated {
-				if seen == nil {
-					seen = map[int]int{}
-				}
-				name += "[" + strconv.Itoa(seen[fd.Index()]) + "]"
-				seen[fd.Index()]++
+		name := protoFieldName(fd, num, seen)
+		if fd != nil && fd.Cardinality() == protoreflect.Repeated {
+			if seen == nil {
+				seen = map[int]int{}
 			}
+			seen[fd.Index()]++
 		}
 		c := w.node(name, "", schema.Invalid, p, p)
 		c.TagEnd, c.SizeEnd, c.PrefixEnd, c.Tag = p+tn, p+tn, p+tn, int32(num)
@@ -590,6 +607,20 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 		p = q
 	}
 	w.depth--
+}
+
+// protoFieldName is the path segment and node name of field number num
+// (fd nil: not in the schema), the occurrence a repeated field is at (by
+// seen, the occurrences met before it) in brackets.
+func protoFieldName(fd protoreflect.FieldDescriptor, num protowire.Number, seen map[int]int) string {
+	if fd == nil {
+		return strconv.Itoa(int(num))
+	}
+	name := fd.JSONName()
+	if fd.Cardinality() == protoreflect.Repeated {
+		name += "[" + strconv.Itoa(seen[fd.Index()]) + "]"
+	}
+	return name
 }
 
 // maxMismatches bounds the fields a payload's warnings name one by one as
@@ -752,13 +783,18 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []byte, p int) {
 	i := 0
 	for p < len(b) {
+		// An element's limit cut or failure is said on its path.
+		w.push("", i)
 		if !w.work(p, 1) || !w.takeAt(p, 1) {
+			w.pop()
 			return
 		}
 		v, n := consumeScalar(packedType(fd), b[p:])
 		if w.protoFailed(p, n, " (a packed element)") {
+			w.pop()
 			return
 		}
+		w.pop()
 		e := w.node(fd.JSONName(), "protobuf "+fd.Kind().String(), schema.Int64, p, p+n)
 		e.Role, e.Index = tree.RoleElement, i
 		scalarValue(e, fd, v)

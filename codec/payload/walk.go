@@ -42,8 +42,13 @@ type walker struct {
 
 type pathSeg struct {
 	name string
-	idx  int // >= 0: an element index
+	idx  int // >= 0: an element index; ownMember: see there
 }
+
+// ownMember marks a path's first segment that is a member of the
+// payload's own object (beside "decoded", as Protobuf's messageIndexes),
+// not of the value below "decoded".
+const ownMember = -2
 
 // pathString is the JSON path of the value being read.
 func (w *walker) pathString() string {
@@ -51,8 +56,14 @@ func (w *walker) pathString() string {
 	if len(w.path) == 0 {
 		return p
 	}
-	p += ".decoded"
-	for _, s := range w.path {
+	segs := w.path
+	if segs[0].idx == ownMember {
+		p += "." + segs[0].name
+		segs = segs[1:]
+	} else {
+		p += ".decoded"
+	}
+	for _, s := range segs {
 		if s.idx >= 0 {
 			p += "[" + strconv.Itoa(s.idx) + "]"
 		} else {
@@ -90,6 +101,13 @@ func (w *walker) charge(at, n int) bool {
 	}
 	w.b.Nodes += n
 	return true
+}
+
+// cuts reports whether charging work units of work and then nodes nodes
+// would stop the walk (or it is stopped): a caller that needs work to
+// name what a cut stops (a key to read) does it only then.
+func (w *walker) cuts(work, nodes int) bool {
+	return w.stopped || !w.b.WorkLeft(work) || !w.b.Fits(nodes)
 }
 
 // takeAt is take for a node at offset at, where a limit that stops it is
