@@ -59,7 +59,7 @@ func (c *cache[K]) get(k K, f func() (*payload.Schema, error)) (*payload.Schema,
 	if e == nil {
 		e = &entry{kept: true}
 		c.m[k] = e
-		c.trim()
+		c.trim(k)
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
@@ -71,7 +71,7 @@ func (c *cache[K]) get(k K, f func() (*payload.Schema, error)) (*payload.Schema,
 		} else if e.kept {
 			e.size = textSize(s)
 			c.bytes += e.size
-			c.trim()
+			c.trim(k)
 		}
 		c.mu.Unlock()
 	})
@@ -95,14 +95,19 @@ func (c *cache[K]) drop(k K, e *entry) {
 	c.bytes -= e.size
 }
 
-// trim evicts entries until at most maxKept and maxKeptBytes are kept.
-// c.mu is held.
-func (c *cache[K]) trim() {
+// trim evicts entries until at most maxKept and maxKeptBytes are kept,
+// sparing spare's, the entry just made or answered: evicted in its own
+// making (one time in maxKept+1, as a map is walked), a 404 was asked
+// again at once, and a schema fetched again at its next use. c.mu is
+// held.
+func (c *cache[K]) trim(spare K) {
 	for k, e := range c.m {
 		if len(c.m) <= maxKept && c.bytes <= maxKeptBytes {
 			return
 		}
-		c.drop(k, e)
+		if k != spare {
+			c.drop(k, e)
+		}
 	}
 }
 

@@ -47,3 +47,29 @@ func TestRegistryKeepsBounded(t *testing.T) {
 		t.Fatalf("a 404 not asked again after %v", negativeTTL)
 	}
 }
+
+// TestRegistryKeepsWhatItJustAsked: with the cache full, each id asked is
+// kept at least until it is asked again: trim evicted any entry, the one
+// it was making among them (one time in maxKept+1), and that 404 was
+// asked of the registry again at once (TestRegistryKeepsBounded failed
+// so now and then).
+func TestRegistryKeepsWhatItJustAsked(t *testing.T) {
+	f := &fake{answers: map[string]struct {
+		status int
+		body   string
+	}{}}
+	r := NewRegistry("http://registry/", f.get)
+	now := time.Unix(1e9, 0)
+	r.ids.now = func() time.Time { return now }
+	for id := 1; id <= maxKept+8*1024; id++ {
+		r.SchemaByID(id)
+		calls := f.calls
+		r.SchemaByID(id)
+		if f.calls != calls {
+			t.Fatalf("id %d (a 404), asked again at once, went to the registry again: the cache evicted it as it kept it", id)
+		}
+		if n := len(r.ids.m); n > maxKept {
+			t.Fatalf("%d answers kept, more than %d", n, maxKept)
+		}
+	}
+}
