@@ -400,7 +400,7 @@ test('the schema given once a big segment is listed: its records read again in p
   const ms = Date.now() - t0;
   const { tasks, said, from, mostRows, busy } = await page.evaluate(() => window.again);
   const replies = await page.evaluate(() => window.kwireReplies);
-  console.log('storage payloads: 20,000 records read again, decoded ' + ms + ' ms after the schema was given (payload.wasm loaded meanwhile), in ' + replies.length + ' messages of at most ' + Math.max(...replies) + ' records; the most rows added in one task ' + mostRows +
+  console.log('storage payloads: 20,000 records read again, decoded ' + ms + ' ms after the schema was given (payload.wasm loaded meanwhile), in ' + replies.length + ' messages of at most ' + Math.max(...replies) + ' records; the most rows changed in one task ' + mostRows +
     ', the longest main-thread task meanwhile ' + Math.round(Math.max(0, ...tasks.filter(([at]) => at >= from).map(([, ms]) => ms))) + ' ms');
   assert.ok(replies.length > 1 && Math.max(...replies) <= 500, 'the records read again come in pieces: ' + JSON.stringify(replies));
   assert.equal(replies.reduce((n, x) => n + Math.max(0, x), 0), 20000);
@@ -517,8 +517,8 @@ test('the schema given while scrolled deep in a big listing: the rows decoded in
 // Schemas given twice quickly: the first reading again is stopped by the
 // second between its pieces (the worker read all of them before, each
 // posted to the page, which dropped them), and the second's rows are
-// what the table shows.
-test('schemas given twice quickly: the first reading again stops at the second', { timeout: 600_000 }, async () => {
+// what the table shows; and the view closed stops a reading again too.
+test('schemas given twice quickly: the first reading again stops at the second; the view closed stops one', { timeout: 600_000 }, async () => {
   const path = await againSegment();
   const page = await pg.open('', { init: countReplies });
   await page.setInputFiles('#file', [path]);
@@ -557,6 +557,22 @@ test('schemas given twice quickly: the first reading again stops at the second',
   assert.equal(values.length, 20000);
   values.forEach((v, i) => { if (v !== JSON.stringify({ customer: 'customer ' + (i % 200), amount: i % 200 })) assert.fail('row ' + i + ': ' + v); });
   assert.match(await page.textContent('#pay-status'), /Of the 20,000 records listed: 20,000 values decoded with schema 7 \(Avro\)/);
+
+  // The view closed (a frame typed) while a third reading again runs:
+  // the worker stops it too.
+  await page.evaluate(() => {
+    window.kwireOnPiece = () => {
+      window.kwireOnPiece = null;
+      const input = document.getElementById('input');
+      input.value = '00';
+      input.dispatchEvent(new Event('input'));
+    };
+  });
+  await page.setInputFiles('#pay-files', [schemaPath]);
+  await page.waitForFunction(() => window.kwireRequests.length === 3 && window.kwireRequests[2] in window.kwireAnswers, null, { timeout: 300_000, polling: 20 });
+  const third = await page.evaluate(() => { const id = window.kwireRequests[2]; return { pieces: window.kwirePieces[id], answer: window.kwireAnswers[id], hidden: document.getElementById('storage').hidden }; });
+  console.log('storage payloads: the view closed while read again: ' + third.pieces + ' of 40 pieces posted');
+  assert.deepEqual({ ...third, pieces: third.pieces < 40 }, { pieces: true, answer: { records: [], stopped: true }, hidden: true });
   assert.deepEqual(page.errors, []);
   await page.close();
 });
