@@ -305,24 +305,46 @@ test('a big segment of Avro values: listed with the schema given, streaming as w
   await page.close();
 });
 
+// againSegment is the segment of 200 Avro records a batch, 20,000 of its
+// records listed, which the tests below give the schema after (written
+// once).
+let againPath;
+async function againSegment() {
+  if (againPath) return againPath;
+  const enc = new TextEncoder();
+  const recs = [];
+  for (let i = 0; i < 200; i++) recs.push({ key: enc.encode('c-' + i), value: framed(ID, { customer: 'customer ' + i, amount: i }) });
+  await mkdir(join(dir, 'again'), { recursive: true });
+  const path = join(dir, 'again', '00000000000000000000.log');
+  await bigSegment(path, 6 << 20, 200, batchOf(recs));
+  againPath = path;
+  return path;
+}
+
 // The schema given once 20,000 records are listed: their keys and values
 // read again come to the page as the listing's came, in pieces of at most
 // 500 records, a message each (they came in one answer, one task of the
-// page's), their rows made a slice at a time (no task adds more than
-// MOST_ROWS: the listing's bound, playground-storage.test.mjs), the count
-// saying how many rows of the 20,000 are made, and at the end every row
-// decoded. The longest task meanwhile is printed, not judged (time is the
+// page's), their rows changed where they are a slice at a time (no task
+// changes more than MOST_ROWS: the listing's bound,
+// playground-storage.test.mjs), the table busy meanwhile and the count as
+// it was, and at the end every row decoded. The longest task meanwhile is printed, not judged (time is the
 // machine's).
 const MOST_ROWS = 2000;
 // countReplies, run in the page before its scripts, counts the worker's
 // messages for each storagePayloads request (window.kwireReplies: the
-// records each carried).
+// records each carried; window.kwireRequests: the requests' ids, in
+// order; window.kwirePieces: the pieces posted for each, by id;
+// window.kwireAnswers: each one's answer; window.kwireOnPiece, when set,
+// is called with a piece's request id before the page takes it).
 const countReplies = [() => {
   const ids = new Set();
   window.kwireReplies = [];
+  window.kwireRequests = [];
+  window.kwirePieces = {};
+  window.kwireAnswers = {};
   const post = Worker.prototype.postMessage;
   Worker.prototype.postMessage = function (m, ...rest) {
-    if (m && m.op === 'storagePayloads') ids.add(m.id);
+    if (m && m.op === 'storagePayloads') { ids.add(m.id); window.kwireRequests.push(m.id); window.kwirePieces[m.id] = 0; }
     return post.call(this, m, ...rest);
   };
   const d = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage');
@@ -330,9 +352,13 @@ const countReplies = [() => {
     configurable: true, get() { return d.get.call(this); },
     set(f) {
       d.set.call(this, function (e) {
+        window.kwireMessageAt = performance.now();
         if (e.data && ids.has(e.data.id)) {
           const x = e.data.progress || e.data.result;
           window.kwireReplies.push(x && Array.isArray(x.records) ? x.records.length : -1);
+          if (e.data.progress) window.kwirePieces[e.data.id]++;
+          else window.kwireAnswers[e.data.id] = e.data.result || { error: e.data.error };
+          if (e.data.progress && window.kwireOnPiece) window.kwireOnPiece(e.data.id);
         }
         return f.call(this, e);
       });
@@ -340,25 +366,28 @@ const countReplies = [() => {
   });
 }];
 test('the schema given once a big segment is listed: its records read again in pieces, their rows a slice at a time', { timeout: 600_000 }, async () => {
-  const enc = new TextEncoder();
-  const recs = [];
-  for (let i = 0; i < 200; i++) recs.push({ key: enc.encode('c-' + i), value: framed(ID, { customer: 'customer ' + i, amount: i }) });
-  await mkdir(join(dir, 'again'), { recursive: true });
-  const path = join(dir, 'again', '00000000000000000000.log');
-  await bigSegment(path, 6 << 20, 200, batchOf(recs));
+  const path = await againSegment();
   const page = await pg.open('', { init: countReplies });
   await page.setInputFiles('#file', [path]);
   await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000, polling: 20 });
   assert.match(await page.$eval('#st-table tbody tr', (tr) => tr.cells[3].textContent), /^base64:/);
+  const countBefore = await page.textContent('#st-count');
   await page.evaluate(() => {
-    window.again = { tasks: [], said: [], from: performance.now(), mostRows: 0 };
+    window.again = { tasks: [], said: [], from: performance.now(), mostRows: 0, busy: 0 };
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.again.tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
     const t = document.getElementById('st-table'), count = document.getElementById('st-count');
+    // The rows added or changed (a cell's text set) between two
+    // checkpoints of the microtasks: at most a task's.
     new MutationObserver((ms) => {
-      let n = 0;
-      for (const m of ms) for (const x of m.addedNodes) if (x.tagName === 'TR') n++;
-      window.again.mostRows = Math.max(window.again.mostRows, n);
+      const rows = new Set();
+      for (const m of ms) {
+        for (const x of m.addedNodes) if (x.tagName === 'TR') rows.add(x);
+        const tr = m.target.nodeType === 1 && m.target.closest('tbody tr');
+        if (tr) rows.add(tr); // (a cell's text set)
+      }
+      window.again.mostRows = Math.max(window.again.mostRows, rows.size);
     }).observe(t, { childList: true, subtree: true });
+    new MutationObserver(() => { if (t.getAttribute('aria-busy') === 'true') window.again.busy++; }).observe(t, { attributes: true, attributeFilter: ['aria-busy'] });
     new MutationObserver(() => window.again.said.push({
       text: count.textContent, rows: [...t.tBodies].reduce((n, b) => n + b.rows.length, 0), rowCount: t.getAttribute('aria-rowcount'), busy: t.getAttribute('aria-busy'),
     })).observe(count, { childList: true, characterData: true, subtree: true });
@@ -369,19 +398,17 @@ test('the schema given once a big segment is listed: its records read again in p
   await page.waitForFunction(() => /Of the 20,000 records listed/.test(document.getElementById('pay-status').textContent) &&
     /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 300_000, polling: 20 });
   const ms = Date.now() - t0;
-  const { tasks, said, from, mostRows } = await page.evaluate(() => window.again);
+  const { tasks, said, from, mostRows, busy } = await page.evaluate(() => window.again);
   const replies = await page.evaluate(() => window.kwireReplies);
-  console.log('storage payloads: 20,000 records read again, decoded ' + ms + ' ms after the schema was given (payload.wasm loaded meanwhile), in ' + replies.length + ' messages of at most ' + Math.max(...replies) + ' records; the most rows added in one task ' + mostRows +
+  console.log('storage payloads: 20,000 records read again, decoded ' + ms + ' ms after the schema was given (payload.wasm loaded meanwhile), in ' + replies.length + ' messages of at most ' + Math.max(...replies) + ' records; the most rows changed in one task ' + mostRows +
     ', the longest main-thread task meanwhile ' + Math.round(Math.max(0, ...tasks.filter(([at]) => at >= from).map(([, ms]) => ms))) + ' ms');
   assert.ok(replies.length > 1 && Math.max(...replies) <= 500, 'the records read again come in pieces: ' + JSON.stringify(replies));
   assert.equal(replies.reduce((n, x) => n + Math.max(0, x), 0), 20000);
-  assert.ok(mostRows > 0 && mostRows <= MOST_ROWS, mostRows + ' rows added in one task');
-  const making = said.filter((x) => /^listing/.test(x.text));
-  assert.ok(making.length > 0, 'the count said the rows were being made: ' + JSON.stringify(said));
-  for (const x of making) {
-    const [, made, of] = x.text.match(/^listing ([\d,]+) of ([\d,]+) rows…$/).map((n) => +String(n).replaceAll(',', ''));
-    assert.ok(made === x.rows && made < of && of === 20000 && x.rowCount === '20001' && x.busy === 'true', JSON.stringify(x));
-  }
+  assert.ok(mostRows > 0 && mostRows <= MOST_ROWS, mostRows + ' rows changed in one task');
+  // The rows are changed where they are, the table busy meanwhile: every
+  // row there all along, the count as it was (not the rows made again).
+  assert.ok(busy > 0, 'the table said it was busy');
+  assert.ok(said.every((x) => x.text === countBefore && x.rows === 20000 && x.rowCount === '20001'), 'the count and the rows stay: ' + JSON.stringify(said));
   const table = await page.evaluate(() => {
     const t = document.getElementById('st-table');
     const trs = [...t.querySelectorAll('tbody tr')];
@@ -392,6 +419,160 @@ test('the schema given once a big segment is listed: its records read again in p
   table.values.forEach((v, i) => { if (v !== JSON.stringify({ customer: 'customer ' + (i % 200), amount: i % 200 })) assert.fail('row ' + i + ': ' + v); });
   assert.match(await page.textContent('#pay-status'), /Of the 20,000 records listed: 20,000 values decoded with schema 7 \(Avro\)/);
   await detail(page, /customer/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// The records read again are decoded in their rows, where they are: the
+// table is not begun again, so the user, scrolled to row 12,000 with it
+// picked, stays there, that row current, focused and drawn, the count as
+// it was; the rows' text changes (the value decoded), no row goes or
+// comes. (The table begun again took the scroll back to its top and the
+// focus away, and lost the rows on screen until remade.) The task that
+// ends the reading (the count, the status, how the records read) is
+// printed, not judged.
+const DEEP = 12000;
+test('the schema given while scrolled deep in a big listing: the rows decoded in place, the scroll, the current row and the count kept', { timeout: 600_000 }, async () => {
+  const path = await againSegment();
+  const page = await pg.open('', { init: countReplies });
+  await page.setInputFiles('#file', [path]);
+  await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent) && document.querySelectorAll('#st-record section').length === 2,
+    null, { timeout: 150_000, polling: 20 });
+  await page.$eval('#st-table tr[data-record="' + DEEP + '"]', (tr) => tr.scrollIntoView({ block: 'center' }));
+  await page.click('#st-table tr[data-record="' + DEEP + '"]');
+  await detail(page, new RegExp('c-' + (DEEP % 200)));
+  // Where the user is: the box's scroll, the rows on screen (the offsets
+  // drawn at its top and middle), the row current and focused, the count.
+  const where = () => page.evaluate(() => {
+    const t = document.getElementById('st-table'), box = t.closest('.pg-capbox'), r = box.getBoundingClientRect();
+    const at = (y) => { const e = document.elementFromPoint(r.left + 20, y); const tr = e && e.closest('tbody tr'); return tr ? tr.cells[0].textContent : null; };
+    return {
+      scrollTop: box.scrollTop, top: at(r.top + t.tHead.getBoundingClientRect().height + 8), middle: at(r.top + r.height / 2),
+      current: [...t.querySelectorAll('tr[aria-current]')].map((tr) => tr.cells[0].textContent),
+      focused: document.activeElement && document.activeElement.dataset.record, count: document.getElementById('st-count').textContent, rowCount: t.getAttribute('aria-rowcount'),
+    };
+  });
+  const before = await where();
+  assert.ok(before.scrollTop > 100000 && before.middle !== null && +before.middle > 11000, JSON.stringify(before));
+  assert.deepEqual([before.current, before.focused], [[String(DEEP)], String(DEEP)]);
+  await page.evaluate(() => {
+    const t = document.getElementById('st-table'), box = t.closest('.pg-capbox'), count = document.getElementById('st-count');
+    window.inPlace = { removed: 0, added: 0, scrolls: [], counts: [], from: performance.now(), tasks: [], endAt: 0, endTask: -1, resumed: 0 };
+    // The page's slices resume after scheduler.yield: when the last one
+    // began, the task that ends the reading began.
+    if (globalThis.scheduler && scheduler.yield) {
+      const y = scheduler.yield.bind(scheduler);
+      scheduler.yield = () => y().then(() => { window.inPlace.resumed = performance.now(); });
+    }
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.inPlace.tasks.push([e.startTime, e.duration]); }).observe({ type: 'longtask' });
+    new MutationObserver((ms) => {
+      for (const m of ms) {
+        for (const x of m.removedNodes) if (x.tagName === 'TR' || x.tagName === 'TBODY') window.inPlace.removed++;
+        for (const x of m.addedNodes) if (x.tagName === 'TR' || x.tagName === 'TBODY') window.inPlace.added++;
+      }
+    }).observe(t, { childList: true, subtree: true });
+    box.addEventListener('scroll', () => window.inPlace.scrolls.push(box.scrollTop));
+    new MutationObserver(() => window.inPlace.counts.push(count.textContent + ' | ' + t.getAttribute('aria-rowcount'))).observe(count, { childList: true, characterData: true, subtree: true });
+    // The moment the schemas' status says how the records read: within
+    // the task that ends the reading.
+    const pay = document.getElementById('pay-status');
+    new MutationObserver(() => {
+      if (window.inPlace.endAt || !/Of the 20,000/.test(pay.textContent)) return;
+      window.inPlace.endAt = performance.now();
+      const began = Math.max(window.inPlace.resumed, window.kwireMessageAt || 0);
+      if (began) window.inPlace.endTask = window.inPlace.endAt - began;
+    })
+      .observe(pay, { childList: true, characterData: true, subtree: true });
+  });
+  await page.setInputFiles('#pay-files', [schemaPath]); // (not opened: the row keeps the focus)
+  await page.waitForFunction(() => /Of the 20,000 records listed/.test(document.getElementById('pay-status').textContent) &&
+    /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 300_000, polling: 20 });
+  await detail(page, /customer/);
+  const after = await where();
+  const seen = await page.evaluate(() => window.inPlace);
+  const end = seen.tasks.find(([at, ms]) => at <= seen.endAt && seen.endAt <= at + ms + 1);
+  console.log('storage payloads: read again while at row ' + DEEP + ': the task that ended it ' + (end ? Math.round(end[1]) + ' ms' : 'under 50 ms (no long task)') +
+    (seen.endTask >= 0 ? ', from its start to the status said ' + seen.endTask.toFixed(1) + ' ms' : '') +
+    '; the longest tasks meanwhile ' + seen.tasks.filter(([at]) => at >= seen.from).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([at, ms]) => Math.round(ms) + ' ms (at ' + Math.round(at - seen.from) + ')').join(', ') +
+    '; the status said at ' + Math.round(seen.endAt - seen.from) + '; rows removed ' + seen.removed + ', added ' + seen.added);
+  assert.deepEqual(after, before, 'where the user was: ' + JSON.stringify({ before, after }));
+  assert.deepEqual({ removed: seen.removed, added: seen.added, scrolls: seen.scrolls.filter((y) => y !== before.scrollTop) }, { removed: 0, added: 0, scrolls: [] });
+  assert.ok(seen.counts.every((c) => c === before.count + ' | 20001'), 'the count stays: ' + JSON.stringify(seen.counts));
+  const table = await page.evaluate(() => {
+    const trs = [...document.querySelectorAll('#st-table tbody tr')];
+    return { rows: trs.length, offsets: trs.every((tr, i) => tr.cells[0].textContent === String(i) && tr.dataset.record === String(i)), values: trs.map((tr) => tr.cells[3].textContent), bad: trs.filter((tr) => tr.className || tr.title).length };
+  });
+  assert.deepEqual({ ...table, values: undefined }, { rows: 20000, offsets: true, values: undefined, bad: 0 });
+  table.values.forEach((v, i) => { if (v !== JSON.stringify({ customer: 'customer ' + (i % 200), amount: i % 200 })) assert.fail('row ' + i + ': ' + v); });
+  // The columns fit the text decoded (as wide as the longest value
+  // listed, not the base64 it was), as a listing's columns are.
+  const cols = await page.$eval('#st-table', (t) => t.style.getPropertyValue('--st-cols').split(' ')[3]);
+  assert.equal(cols, JSON.stringify({ customer: 'customer 199', amount: 199 }).length + 2 + 'ch');
+  const drawn = await detail(page, /customer/);
+  assert.match(drawn, new RegExp('customer ' + (DEEP % 200)));
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+// Schemas given twice quickly: the first reading again is stopped by the
+// second between its pieces (the worker read all of them before, each
+// posted to the page, which dropped them), and the second's rows are
+// what the table shows; and the view closed stops a reading again too.
+test('schemas given twice quickly: the first reading again stops at the second; the view closed stops one', { timeout: 600_000 }, async () => {
+  const path = await againSegment();
+  const page = await pg.open('', { init: countReplies });
+  await page.setInputFiles('#file', [path]);
+  await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000, polling: 20 });
+  await page.click('#pay summary');
+  // The second schema given as the first piece of the first reading again
+  // comes (a file picked, as the picker gives it): the pieces the first
+  // posts after the page asked for the second, the worker had posted
+  // before it took the request, or read meanwhile.
+  await page.evaluate(() => {
+    window.kwireOnPiece = () => {
+      window.kwireOnPiece = null;
+      window.piecesThen = { ...window.kwirePieces };
+      const input = document.getElementById('pay-files'), dt = new DataTransfer();
+      dt.items.add(new File(['"string"'], '8.avsc'));
+      input.files = dt.files;
+      input.dispatchEvent(new Event('change'));
+    };
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (m, ...rest) {
+      if (m && m.op === 'storagePayloads' && window.piecesThen && !window.piecesAsked) window.piecesAsked = { ...window.kwirePieces };
+      return post.call(this, m, ...rest);
+    };
+  });
+  await page.setInputFiles('#pay-files', [schemaPath]);
+  await page.waitForFunction(() => /Of the 20,000 records listed/.test(document.getElementById('pay-status').textContent) && window.kwireRequests.length === 2 &&
+    window.kwireRequests.every((id) => id in window.kwireAnswers) && /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 300_000, polling: 20 });
+  const { ids, pieces, answers, then, asked } = await page.evaluate(() => ({ ids: window.kwireRequests, pieces: window.kwirePieces, answers: window.kwireAnswers, then: window.piecesThen, asked: window.piecesAsked }));
+  const [first, second] = ids;
+  console.log('storage payloads: schemas given twice: the first reading again posted ' + pieces[first] + ' of 40 pieces (' + then[first] + ' when the second schema was given, ' +
+    asked[first] + ' when the second reading was asked for), the second ' + pieces[second]);
+  assert.ok(pieces[first] < 40 && pieces[first] - asked[first] <= 5, 'the first reading again stopped: ' + JSON.stringify({ pieces, then, asked, answer: answers[first] }));
+  assert.equal(answers[first].stopped, true);
+  assert.equal(pieces[second], 40);
+  const values = await page.$$eval('#st-table tbody tr', (trs) => trs.map((tr) => tr.cells[3].textContent));
+  assert.equal(values.length, 20000);
+  values.forEach((v, i) => { if (v !== JSON.stringify({ customer: 'customer ' + (i % 200), amount: i % 200 })) assert.fail('row ' + i + ': ' + v); });
+  assert.match(await page.textContent('#pay-status'), /Of the 20,000 records listed: 20,000 values decoded with schema 7 \(Avro\)/);
+
+  // The view closed (a frame typed) while a third reading again runs:
+  // the worker stops it too.
+  await page.evaluate(() => {
+    window.kwireOnPiece = () => {
+      window.kwireOnPiece = null;
+      const input = document.getElementById('input');
+      input.value = '00';
+      input.dispatchEvent(new Event('input'));
+    };
+  });
+  await page.setInputFiles('#pay-files', [schemaPath]);
+  await page.waitForFunction(() => window.kwireRequests.length === 3 && window.kwireRequests[2] in window.kwireAnswers, null, { timeout: 300_000, polling: 20 });
+  const third = await page.evaluate(() => { const id = window.kwireRequests[2]; return { pieces: window.kwirePieces[id], answer: window.kwireAnswers[id], hidden: document.getElementById('storage').hidden }; });
+  console.log('storage payloads: the view closed while read again: ' + third.pieces + ' of 40 pieces posted');
+  assert.deepEqual({ ...third, pieces: third.pieces < 40 }, { pieces: true, answer: { records: [], stopped: true }, hidden: true });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

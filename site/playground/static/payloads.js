@@ -103,28 +103,18 @@ async function again() {
 // afterListing says, once storage files' records are listed with the
 // schemas given (recs, of topic), how their keys and values read: how
 // many decoded with which schema, and why the others did not; then how
-// the registry's requests went (afterDecode).
-export function afterListing(recs, topic) {
+// the registry's requests went (afterDecode). tally, when given, has
+// counted recs already, as they came (payloadTally): the 20,000 records
+// listed counted at the end were the most of the task that ended their
+// reading.
+export function afterListing(recs, topic, tally = null) {
   if (!st.payloads) return;
   if (INTERNAL.includes(topic)) {
     afterDecode(shown(' The records listed are ' + topic + "'s: their keys and values are read with Kafka's schemas for it, not with the schemas given."));
     return;
   }
-  const decoded = new Map(), failed = new Map(), plain = { key: 0, value: 0 };
-  const add = (m, k, part) => { const c = m.get(k) || { key: 0, value: 0 }; c[part]++; m.set(k, c); };
-  const FORMATS = { avro: 'Avro', protobuf: 'Protobuf', jsonschema: 'JSON Schema', json: 'JSON' };
-  for (const r of recs) {
-    for (const part of ['key', 'value']) {
-      const p = r[part + 'Payload'];
-      if (r[part] === null || r.marker) continue;
-      const format = p && (FORMATS[p.format] || p.format);
-      if (p && p.decoded !== undefined) {
-        add(decoded, p.schemaId !== undefined ? 'schema ' + p.schemaId + ' (' + format + ')'
-          : p.format === 'json' ? 'no schema, as JSON text' : "the topic's " + part + ' schema (' + format + ')', part);
-      } else if (p && p.warnings && p.warnings.length) add(failed, p.warnings[0], part);
-      else plain[part]++;
-    }
-  }
+  if (!tally) { tally = payloadTally(); tally.add(recs); }
+  const { decoded, failed, plain } = tally;
   const count = (c) => [c.key && grouped(c.key) + (c.key === 1 ? ' key' : ' keys'), c.value && grouped(c.value) + (c.value === 1 ? ' value' : ' values')]
     .filter(Boolean).join(' and ');
   const most = (m) => [...m].sort((a, b) => (b[1].key + b[1].value) - (a[1].key + a[1].value));
@@ -142,6 +132,31 @@ export function afterListing(recs, topic) {
     (topic ? ' (no schema id, and no schema for the topic)' : " (no schema id, and the records' topic is not known: type it in Topic for the schemas named by it to apply)") + ': shown as stored');
   const n = recs.length;
   afterDecode(shown(' Of the ' + grouped(n) + ' record' + (n === 1 ? '' : 's') + ' listed: ' + (parts.length ? parts.join('; ') : 'no key or value to read') + '.'));
+}
+
+// payloadTally counts how records' keys and values read, a piece of them
+// at a time (add(recs)), for afterListing: by the schema that decoded
+// them (decoded), by why they did not decode (failed), and those no
+// schema read (plain), keys and values apart.
+const FORMATS = { avro: 'Avro', protobuf: 'Protobuf', jsonschema: 'JSON Schema', json: 'JSON' };
+export function payloadTally() {
+  const decoded = new Map(), failed = new Map(), plain = { key: 0, value: 0 };
+  const count = (m, k, part) => { const c = m.get(k) || { key: 0, value: 0 }; c[part]++; m.set(k, c); };
+  const add = (recs) => {
+    for (const r of recs) {
+      for (const part of ['key', 'value']) {
+        const p = r[part + 'Payload'];
+        if (r[part] === null || r.marker) continue;
+        const format = p && (FORMATS[p.format] || p.format);
+        if (p && p.decoded !== undefined) {
+          count(decoded, p.schemaId !== undefined ? 'schema ' + p.schemaId + ' (' + format + ')'
+            : p.format === 'json' ? 'no schema, as JSON text' : "the topic's " + part + ' schema (' + format + ')', part);
+        } else if (p && p.warnings && p.warnings.length) count(failed, p.warnings[0], part);
+        else plain[part]++;
+      }
+    }
+  };
+  return { decoded, failed, plain, add };
 }
 
 // afterDecode says, under the registry's URL, how its requests went (the

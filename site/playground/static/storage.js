@@ -16,7 +16,7 @@ import { drawGridRow, isTime, utcDate } from './views.js';
 import { clearViews } from './decode.js';
 import { closeCapture, frameOptions, rowKeys, rovingStop } from './capture.js';
 import { setLink } from './link.js';
-import { afterListing } from './payloads.js';
+import { afterListing, payloadTally } from './payloads.js';
 import { INTERNAL } from './folder.js';
 
 // isStorageName says whether a file is named as Kafka names its files.
@@ -63,7 +63,12 @@ export async function looksLikeSegment(f) {
   return magic === 2 ? b.length >= 21 && crc(crcTables.c, b.subarray(21)) === v.getUint32(17) : crc(crcTables.ieee, b.subarray(16)) === v.getUint32(12);
 }
 
+// rereading says a reading again of the records listed (payloadsAgain)
+// may be running in the worker: closing the view stops it there.
+let rereading = false;
+
 export function closeStorage() {
+  if (rereading) { rereading = false; rpc('storageStop'); }
   stopRows();
   st.storage = null;
   $('storage').hidden = true;
@@ -173,12 +178,13 @@ async function list(s, topic, gen, keep) {
 
 // rowsListed says, once every row of r's records is made, that the
 // listing is done: the count and the status; and, when its keys and
-// values were read with the schemas given (payloads), how they read.
+// values were read with the schemas given (payloads: true, or their
+// tally counted as they came: payloadTally), how they read.
 function rowsListed(r, payloads) {
   rowsDone();
   drawCount(r);
   status(readStatus(r));
-  if (payloads) afterListing(r.records, r.topic);
+  if (payloads) afterListing(r.records, r.topic, typeof payloads === 'object' ? payloads : null);
 }
 
 // drawCount says how many of the records are listed.
@@ -201,17 +207,24 @@ function readStatus(r) {
 // payloadsAgain reads the keys and values of the records listed again
 // with the schemas now given (the worker's storage module reads their
 // batches again, not the files: a 1 GiB segment is not read a second
-// time), after a listing under way has ended; then draws the table again,
-// the record shown kept and drawn again. It answers false when the
+// time), after a listing under way has ended; then says how they read and
+// draws the record shown again. It answers false when the
 // records could not be read so (the caller reads the files again); true
 // when done, or when nothing is to be done (an internal topic's records,
 // read with Kafka's schemas; other files opened meanwhile).
 //
 // The records come back as the listing's came: in pieces of 500, a
-// message each, whose rows are made a slice of time at a time
-// (appendRecords), the table begun again with the first piece and the
-// count saying how many rows of all are made; 20,000 records in one
-// answer, and their rows made in one go, were one task of the page's.
+// message each, and their rows are changed where they are, a slice of
+// time at a time through the listing's queue (updateRecords: the cells
+// the keys and values read set again by the row builder, recordRow's
+// fillRow): the table is not begun again, so the scroll, the rows on
+// screen, the row current and focused and the count stay as they were
+// (begun again, the table went back to its top while the user was at row
+// 12,000). What afterListing says of them is counted a piece at a time
+// (payloadTally), so the task that ends the reading does not go over the
+// 20,000 again. A reading begun while another runs (schemas given again)
+// stops the other in the worker, between its pieces; so do other files
+// opened, and the view closed (closeStorage).
 export async function payloadsAgain() {
   const s = st.storage;
   if (!s) return true;
@@ -227,15 +240,9 @@ export async function payloadsAgain() {
   const what = 'the keys and values of the ' + grouped(n) + ' record' + (n === 1 ? '' : 's') + ' listed again with the schemas';
   status('Reading ' + what + '…');
   const byID = new Map(r.records.map((x) => [x.id, x]));
-  let begun = false, said = 0;
-  // begin empties the table for the rows read again, once (the rows
-  // shown stay until the first piece comes).
-  const begin = () => {
-    if (begun) return;
-    begun = true;
-    startRecords(n);
-    s.drawn = 0;
-  };
+  const tally = payloadTally();
+  let said = 0, done = 0;
+  startUpdate();
   // A piece: the records of ids p.from to p.to whose batches read again,
   // with their keys and values; the rows of all of those ids follow.
   const progress = (p) => {
@@ -248,27 +255,30 @@ export async function payloadsAgain() {
       if (x.keyPayload) rec.keyPayload = x.keyPayload;
       if (x.valuePayload) rec.valuePayload = x.valuePayload;
     }
-    begin();
     const recs = r.records.slice(p.from, p.to);
-    appendRecords(recs);
-    s.drawn += recs.length;
+    tally.add(recs);
+    updateRecords(recs);
+    done = p.to;
     const now = performance.now();
     if (now - said < 200 && p.read < p.total) return;
     said = now;
     status('Reading ' + what + ': ' + grouped(p.read) + ' of ' + grouped(p.total) + ' read…');
   };
+  rereading = true;
   let a;
   try {
     a = await rpcProgress('storagePayloads', progress, 0, n);
   } catch (e) {
     a = { error: e.message };
+  } finally {
+    if (token === s.again) rereading = false; // (a later reading's runs on)
   }
-  if (stale()) return true;
+  if (stale() || a.stopped) return true; // (stopped: by a later reading, or other files opened)
   if (a.error) return false;
-  begin();
-  if (s.drawn < n) { appendRecords(r.records.slice(s.drawn)); s.drawn = n; } // (every piece came before the answer: never so far)
+  if (done < n) { const recs = r.records.slice(done); tally.add(recs); updateRecords(recs); } // (every piece came before the answer: never so far)
   if (!(await rowsMade()) || stale()) return true;
-  rowsListed(r, true);
+  endUpdate();
+  rowsListed(r, tally);
   if (s.current >= 0) await pickRecord(s.current);
   return true;
 }
@@ -373,17 +383,19 @@ let widths = [], listedRows = 0;
 // 2.3 s. queue[at:] are the records waiting for their rows; epoch counts
 // the listings, so that a slice of an earlier one, due after startRecords
 // or closeStorage, stops rather than mix its rows into the new table.
+//
+// The same queue changes rows made already, where they are, for their
+// records read again (updateRecords: payloadsAgain): updates[up:] are
+// those records, done before the rows still to make. fresh is the
+// columns' widths of the rows changed so far (startUpdate), which the
+// columns take once every row is changed (endUpdate): a column as wide
+// as the base64 a value was before it decoded would stay so.
 const SLICE_MS = 10;
-let queue = [], at = 0, epoch = 0, making = false, waiting = [], saidAt = 0;
-// expected is how many rows the listing will have when that is known
-// before its records come (the records listed read again: payloadsAgain),
-// else 0; the count and aria-rowcount say the rows to be made of it.
-let expected = 0;
-const rowsToBe = () => Math.max(listedRows + queue.length - at, expected);
+let queue = [], at = 0, epoch = 0, making = false, waiting = [], saidAt = 0, counting = false;
+let updates = [], up = 0, fresh = null, changed = 0, rowByID = null;
 
-// startRecords empties the records table; expect is how many rows the
-// listing will have, when known (0: as its records come).
-function startRecords(expect = 0) {
+// startRecords empties the records table.
+function startRecords() {
   stopRows();
   const t = $('st-table');
   const head = t.tHead.rows[0];
@@ -392,10 +404,39 @@ function startRecords(expect = 0) {
   for (const b of [...t.tBodies]) b.remove();
   widths = COLS.map((c) => c.length);
   listedRows = 0;
-  expected = expect;
-  t.setAttribute('aria-rowcount', expected + 1);
+  t.setAttribute('aria-rowcount', 1);
   t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   $('st-count').textContent = '';
+}
+
+// startUpdate begins changing the rows made for their records read
+// again: the changes of an earlier reading still waiting are dropped.
+function startUpdate() {
+  updates = [];
+  up = 0;
+  fresh = COLS.map((c) => c.length);
+  changed = 0;
+  rowByID = null;
+}
+
+// updateRecords changes the rows of recs (records whose rows are made)
+// to what they hold now: the first slice of them at once, the rest in
+// the tasks after, as appendRecords adds rows.
+function updateRecords(recs) {
+  if (!recs.length) return;
+  updates = up < updates.length ? updates.slice(up).concat(recs) : recs;
+  up = 0;
+  if (!making) makeRows(epoch);
+}
+
+// endUpdate gives the columns the widths of the rows changed, once every
+// row is (they only grew meanwhile, so no cell changed was cut).
+function endUpdate() {
+  if (fresh && changed >= listedRows && widths.join(' ') !== fresh.join(' ')) {
+    widths = fresh;
+    $('st-table').style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
+  }
+  fresh = null;
 }
 
 // stopRows drops the records still waiting for their rows.
@@ -403,6 +444,10 @@ function stopRows() {
   epoch++;
   queue = [];
   at = 0;
+  updates = [];
+  up = 0;
+  fresh = null;
+  rowByID = null;
   making = false;
   rowsDone();
   for (const w of waiting.splice(0)) w(false);
@@ -432,23 +477,25 @@ async function makeRows(my) {
   const t = $('st-table');
   for (;;) {
     makeSlice(t);
-    const more = at < queue.length;
-    if (!more && listedRows >= expected) break;
-    // The rows still to make (queued, or still to come when the listing's
-    // size is known): said, at most twice a second (the count is a live
-    // region), and the table busy until rowsDone.
+    if (up >= updates.length && at >= queue.length) break;
+    // The rows still to make or change: the table busy until rowsDone;
+    // the rows still to make said, at most twice a second (the count is a
+    // live region). (Rows changed leave the count as it was: they are
+    // all there.)
     t.setAttribute('aria-busy', 'true');
     const now = performance.now();
-    if (now - saidAt >= 500) {
+    if (at < queue.length && now - saidAt >= 500) {
       saidAt = now;
-      $('st-count').textContent = 'listing ' + grouped(listedRows) + ' of ' + grouped(rowsToBe()) + ' rows…';
+      counting = true;
+      $('st-count').textContent = 'listing ' + grouped(listedRows) + ' of ' + grouped(listedRows + queue.length - at) + ' rows…';
     }
-    if (!more) break;
     await nextTask();
     if (my !== epoch) return;
   }
   queue = [];
   at = 0;
+  updates = [];
+  up = 0;
   making = false;
   for (const w of waiting.splice(0)) w(true);
 }
@@ -460,18 +507,31 @@ function rowsDone() {
   saidAt = 0;
   if ($('st-table').hasAttribute('aria-busy')) {
     $('st-table').removeAttribute('aria-busy');
-    $('st-count').textContent = '';
+    if (counting) $('st-count').textContent = '';
   }
+  counting = false;
 }
 
-// makeSlice makes the rows of queue[at:] for SLICE_MS.
+// makeSlice changes the rows of updates[up:], then makes the rows of
+// queue[at:], for SLICE_MS.
 function makeSlice(t) {
   const end = performance.now() + SLICE_MS;
+  const was = widths.join(' ');
+  for (let n = 1; up < updates.length; n++) {
+    const r = updates[up++];
+    const tr = rowOf(t, r.id, true);
+    if (tr) { fillRow(tr, r); changed++; }
+    if (n % 16 === 0 && performance.now() >= end) break;
+  }
+  if (up < updates.length) {
+    const now = widths.join(' ');
+    if (now !== was) t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
+    return;
+  }
   const current = st.storage ? st.storage.current : -1;
   let body = t.tBodies[t.tBodies.length - 1];
   let rows = document.createDocumentFragment();
   let room = body ? CHUNK - body.rows.length : 0;
-  const was = widths.join(' ');
   const first = listedRows < FIRST_ROWS; // a listing's first rows: FIRST_ROWS of them, on screen at once
   // flush puts the rows made into body, and starts a body when it is full.
   const flush = () => {
@@ -491,10 +551,21 @@ function makeSlice(t) {
     if (n % 16 === 0 && performance.now() >= end) break;
   }
   flush();
-  t.setAttribute('aria-rowcount', rowsToBe() + 1);
+  t.setAttribute('aria-rowcount', listedRows + queue.length - at + 1);
   const now = widths.join(' ');
   if (now !== was) t.style.setProperty('--st-cols', widths.map((w) => w + 2 + 'ch').join(' '));
   rovingStop(t);
+}
+
+// rowOf is the row of record id, if made: the id-th row (the records'
+// ids are their places in the listing), else found by its data-record
+// (in a map of the rows, kept while rows are changed: byID).
+function rowOf(t, id, byID = false) {
+  const b = t.tBodies[Math.floor(id / CHUNK)], tr = b && b.rows[id % CHUNK];
+  if (tr && +tr.dataset.record === id) return tr;
+  if (!byID) return t.querySelector('tbody > tr[data-record="' + id + '"]');
+  if (!rowByID) rowByID = new Map([...t.querySelectorAll('tbody > tr')].map((x) => [+x.dataset.record, x]));
+  return rowByID.get(id);
 }
 
 // recordRow is record r's row (current: the id of the record shown,
@@ -505,9 +576,19 @@ function recordRow(r, current) {
   tr.tabIndex = -1; // one row is the table's tab stop (rowKeys)
   tr.setAttribute('aria-rowindex', ++listedRows + 1);
   if (r.id === current) tr.setAttribute('aria-current', '');
-  tr.setAttribute('aria-label', 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : '') +
-    (r.internalError ? ', not decoded: ' + r.internalError : ''));
-  if (r.internalError) { tr.classList.add('pg-st-bad'); tr.title = 'Not decoded: ' + r.internalError; }
+  for (let i = 0; i < COLS.length; i++) tr.appendChild(document.createElement('td'));
+  fillRow(tr, r);
+  return tr;
+}
+
+// fillRow sets what record r's row tr shows of it: its cells' text, its
+// label, and its flag when a part did not decode; for a row made, and
+// again for its record read again (payloadsAgain), a cell's text set
+// only when it changed. The columns grow to fit the text (widths, and
+// fresh while rows are changed).
+function fillRow(tr, r) {
+  let label = 'Record at offset ' + r.offset + (r.marker ? ', ' + r.marker : '') + (r.internalError ? ', not decoded: ' + r.internalError : '');
+  let title = r.internalError ? 'Not decoded: ' + r.internalError : '';
   const internal = r.internal ? parseExact(r.internal) : null;
   let key = r.key, value = r.value;
   // An ordinary topic's key and value read with the schemas given
@@ -523,10 +604,13 @@ function recordRow(r, current) {
     return stored;
   });
   if (notRead.length) {
-    tr.classList.add('pg-st-bad');
-    tr.title = 'Not decoded: ' + notRead.join('; ');
-    tr.setAttribute('aria-label', tr.getAttribute('aria-label') + ', not decoded: ' + notRead.join('; '));
+    title = 'Not decoded: ' + notRead.join('; ');
+    label += ', not decoded: ' + notRead.join('; ');
   }
+  tr.classList.toggle('pg-st-bad', !!(r.internalError || notRead.length));
+  if (title) tr.title = title;
+  else if (tr.hasAttribute('title')) tr.removeAttribute('title');
+  tr.setAttribute('aria-label', label);
   if (internal) {
     // A part read by its schema shows decoded; one that was not (its
     // reading failed, or the other part's did first: "keyBytes",
@@ -547,11 +631,10 @@ function recordRow(r, current) {
     const s = shown(cut(String(cells[i]), 120));
     const w = textWidth(s);
     if (w > widths[i]) widths[i] = w;
-    const td = document.createElement('td');
-    td.textContent = s;
-    tr.appendChild(td);
+    if (fresh && w > fresh[i]) fresh[i] = w;
+    const td = tr.cells[i];
+    if (td.textContent !== s) td.textContent = s;
   }
-  return tr;
 }
 
 // cut is s cut to n UTF-16 units and an ellipsis when longer, never
@@ -576,7 +659,13 @@ export async function pickRecord(id) {
   const s = st.storage;
   if (!s) return;
   s.current = id;
-  for (const tr of $('st-table').querySelectorAll('tbody > tr')) tr.toggleAttribute('aria-current', +tr.dataset.record === id);
+  // The row marked current: the one of id alone (the rows made after it
+  // are marked as they are made: recordRow), not each of the 20,000 rows
+  // set again, in the task that ends a reading again among others.
+  const t = $('st-table');
+  for (const tr of t.querySelectorAll('tbody > tr[aria-current]')) if (+tr.dataset.record !== id) tr.removeAttribute('aria-current');
+  const tr = rowOf(t, id);
+  if (tr) tr.setAttribute('aria-current', '');
   const gen = st.gen;
   const r = await rpc('storageRecord', id);
   // (Another record picked meanwhile, as arrow keys held down do, draws instead.)

@@ -378,6 +378,25 @@ function sendRecords(id, head, records) {
   }
 }
 
+// rereads counts the readings again of the records listed
+// (storagePayloads): a reading stops, between its pieces, once another
+// has begun, or other files are opened (storage), or the page closed the
+// view (storageStop); its answer then says it stopped.
+let rereads = 0;
+
+// nextMessage lets the messages waiting run (a request of the page's,
+// which may stop the reading under way), then answers, whether or not
+// the module's promise let them in already: a message through a channel
+// of its own, not a timeout, which a loop of them would have the browser
+// put off by 4 ms each.
+function nextMessage() {
+  return new Promise((resolve) => {
+    const c = new MessageChannel();
+    c.port1.onmessage = () => { c.port1.close(); resolve(); };
+    c.port2.postMessage(null);
+  });
+}
+
 self.onmessage = async (e) => {
   clearTimeout(warmTimer); // a request goes first
   const { id, op, args, slot } = e.data;
@@ -398,6 +417,7 @@ self.onmessage = async (e) => {
       // answer with all 20,000 listed again, were each one task of the
       // page's, up to 340 ms to take in.
       const [names, files, topic, folder] = args;
+      rereads++; // (the records a reading again names are no longer the module's)
       const m = await storageModule();
       const hook = payloadHook();
       let sent = 0, read = 0, total = 0;
@@ -426,17 +446,29 @@ self.onmessage = async (e) => {
       // answer were one task of the page's. The module reads a piece's
       // batches a call at a time, so a piece is on its way while the next
       // is read; a batch across two pieces is read for each.
+      //
+      // Between two pieces the page's requests waiting run (nextMessage):
+      // one that begins another reading again, opens other files or
+      // closes the view (rereads) stops this one, answered {stopped:
+      // true}; it ran to its end before, its pieces posted to a page that
+      // dropped them, beside the later reading's.
       const [from, to] = args;
+      const my = ++rereads;
       const m = await storageModule();
       const hook = payloadHook();
       const total = Math.max(0, to - from);
       for (let i = from; i < to && !result; i += RECORDS_PIECE) {
+        if (i > from) await nextMessage();
+        if (my !== rereads) { result = { records: [], stopped: true }; break; }
         const j = Math.min(to, i + RECORDS_PIECE);
         const a = JX(await m.payloads(i, j, hook));
         if (a.error) result = a;
         else sendRecords(id, { read: j - from, total, from: i, to: j }, a.records);
       }
       if (!result) result = { records: [], streamed: true };
+    } else if (op === 'storageStop') {
+      rereads++;
+      result = true;
     }
     else if (op === 'schemas') result = await schemas(...args);
     else if (op === 'registryStatus') result = payloadReady ? J(self.kwirePayload.registryStatus()) : null;
