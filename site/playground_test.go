@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -152,5 +153,28 @@ func TestPlaygroundGzipCopies(t *testing.T) {
 	}
 	if !sawWasm || !sawWorker {
 		t.Errorf("no gzip copy of kwire.wasm (%v) or worker.js (%v)", sawWasm, sawWorker)
+	}
+}
+
+// The playground's scripts stay modules a reader takes in one sitting
+// (issue 19: no file over 500 lines): a module that grows past it is
+// split where its parts meet, not left to grow.
+func TestPlaygroundScriptsStayShort(t *testing.T) {
+	const most = 500
+	err := fs.WalkDir(playground.Static, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".js" {
+			return err
+		}
+		b, err := fs.ReadFile(playground.Static, p)
+		if err != nil {
+			return err
+		}
+		if n := bytes.Count(b, []byte("\n")); n > most {
+			t.Errorf("%s has %d lines, more than %d: split it into modules", p, n, most)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

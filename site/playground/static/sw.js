@@ -5,7 +5,7 @@
 // The page's modules are listed one by one (site/playground_test.go checks
 // that every script in the folder is here).
 const CORE = ['./', 'index.html', 'style.css', 'grid.css', 'boot.js', 'worker.js', 'wasm_exec.js', 'kwire.wasm', 'examples.json',
-  'app.js', 'state.js', 'dom.js', 'rpc.js', 'virtual.js', 'views.js', 'panel.js', 'decode.js', 'capture.js', 'storage.js', 'folder.js', 'live.js', 'link.js', 'encode.js', 'encbox.js', 'copy.js', 'payloads.js'];
+  'app.js', 'state.js', 'dom.js', 'rpc.js', 'virtual.js', 'views.js', 'panel.js', 'decode.js', 'capture.js', 'storage.js', 'strows.js', 'folder.js', 'live.js', 'link.js', 'encode.js', 'encbox.js', 'copy.js', 'payloads.js'];
 // The site gives files content-hashed names and rewrites them here, so a
 // new build has a new cache name and the old cache is dropped.
 const CACHE = 'kwire-playground ' + CORE.join(' ');
