@@ -407,13 +407,9 @@ func setRecords(v any, rb []any) {
 	}
 }
 
-// FuzzPayloadBothSinks: frames whose record keys and values the payload
-// hook decodes (Avro, Protobuf, JSON Schema through the registry's
-// framing, the topic's schemas, text, JSON) read the same through the
-// tree and without it, under limits the input picks, and the hook's nodes
-// cover every byte of each key and value they describe.
-func FuzzPayloadBothSinks(f *testing.F) {
-	good, bad := sinkPayloads(f)
+// keyedValues pairs each payload of good as a record's value with a key:
+// every third another of them, the rest none (null).
+func keyedValues(good [][]byte) [][2][]byte {
 	var kv [][2][]byte
 	for i, v := range good {
 		var k []byte
@@ -422,6 +418,17 @@ func FuzzPayloadBothSinks(f *testing.F) {
 		}
 		kv = append(kv, [2][]byte{k, v})
 	}
+	return kv
+}
+
+// FuzzPayloadBothSinks: frames whose record keys and values the payload
+// hook decodes (Avro, Protobuf, JSON Schema through the registry's
+// framing, the topic's schemas, text, JSON) read the same through the
+// tree and without it, under limits the input picks, and the hook's nodes
+// cover every byte of each key and value they describe.
+func FuzzPayloadBothSinks(f *testing.F) {
+	good, bad := sinkPayloads(f)
+	kv := keyedValues(good)
 	for _, fr := range sinkFrames(f, kv) {
 		mode := uint8(0)
 		if fr.records {
@@ -712,14 +719,7 @@ func TestPayloadBothSinksInternalTopics(t *testing.T) {
 // last.
 func TestPayloadBothSinksGuessed(t *testing.T) {
 	good, _ := sinkPayloads(t)
-	var kv [][2][]byte
-	for i, v := range good {
-		var k []byte
-		if i%3 == 0 {
-			k = good[(i+5)%len(good)]
-		}
-		kv = append(kv, [2][]byte{k, v})
-	}
+	kv := keyedValues(good)
 	guessed, withCalls, dropped := 0, 0, 0
 	for _, fr := range sinkFrames(t, kv) {
 		if fr.records {

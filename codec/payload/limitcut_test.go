@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kwire/kwire/codec"
+	"github.com/kwire/kwire/codec/internal/budget"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -214,14 +215,7 @@ func TestLimitAtDataStart(t *testing.T) {
 		{"json", []byte(`{"a":1}`), 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := bigBudget()
-			b.NestedNodes = tc.nested
-			r := decodeBothCut(t, d, tc.p, false, "t", b)
-			require.Len(t, r.warnings, 1, "%+v", r.warnings)
-			w := r.warnings[0]
-			require.True(t, w.Limit, "%+v", w)
-			require.Contains(t, w.Message, "the MaxNodes limit")
-			require.Equal(t, tc.at, w.Offset, "%+v", w)
+			r, w := cutAt(t, d, tc.p, tc.nested, tc.at)
 			require.Equal(t, "value", w.Path)
 			if tc.at > 0 {
 				last := r.nodes[len(r.nodes)-1]
@@ -278,14 +272,7 @@ func TestLimitAtCutElement(t *testing.T) {
 		{"protobuf second field", framed(3, []byte{0, 8, 1, 8, 2}), 5, 8, "value.decoded.id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := bigBudget()
-			b.NestedNodes = tc.nested
-			r := decodeBothCut(t, d, tc.p, false, "t", b)
-			require.Len(t, r.warnings, 1, "%+v", r.warnings)
-			w := r.warnings[0]
-			require.True(t, w.Limit, "%+v", w)
-			require.Contains(t, w.Message, "the MaxNodes limit")
-			require.Equal(t, tc.at, w.Offset, "%+v", w)
+			r, w := cutAt(t, d, tc.p, tc.nested, tc.at)
 			require.Equal(t, tc.path, w.Path)
 			require.True(t, rawAt(r.nodes, tc.at), "no raw node of what was not decoded starts at %d", tc.at)
 		})
@@ -320,4 +307,20 @@ func TestFailAfterFieldsKeepsThem(t *testing.T) {
 	require.Equal(t, [2]int{6, 7}, [2]int{b.Start, b.End}, "field b")
 	require.Equal(t, tree.RoleRaw, raw.Role)
 	require.Equal(t, [2]int{7, 8}, [2]int{raw.Start, raw.End}, "the byte after the value")
+}
+
+// cutAt decodes p on both sinks with NestedNodes nested, and returns what
+// they read and its one warning, which must be the MaxNodes limit's, at
+// offset at.
+func cutAt(t *testing.T, d *Decoder, p []byte, nested, at int) (result, budget.Warning) {
+	t.Helper()
+	b := bigBudget()
+	b.NestedNodes = nested
+	r := decodeBothCut(t, d, p, false, "t", b)
+	require.Len(t, r.warnings, 1, "%+v", r.warnings)
+	w := r.warnings[0]
+	require.True(t, w.Limit, "%+v", w)
+	require.Contains(t, w.Message, "the MaxNodes limit")
+	require.Equal(t, at, w.Offset, "%+v", w)
+	return r, w
 }
