@@ -845,3 +845,41 @@ func TestLossGapsAndMalformedFolded(t *testing.T) {
 	}
 	assert.Equal(t, int64(lost*half), r.LostBytes)
 }
+
+// TestSegmentsFarAheadFolded: segments whose sequence number lies more
+// than 1 GiB past the stream are ignored, each with a note; a capture
+// may hold one in every packet (an attacker's surely), so like the gaps
+// (TestLossGapsAndMalformedFolded) the first maxFolded are said with
+// their place, the rest counted in one note at the last of them.
+func TestSegmentsFarAheadFolded(t *testing.T) {
+	const far = 40
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	q := kreq(18, 3, 1, "consumer", nil)
+	v.req(q)
+	for i := range far {
+		b.tcp(v.c, v.s, v.cs+1<<30+1000+uint32(i), v.ss, fACK|fPSH, []byte("abc"))
+	}
+	v.resp(kresp(1, []byte{0, 0}))
+	r := b.read(Options{})
+	said := 0
+	var folded []Note
+	for _, n := range r.Notes {
+		switch {
+		case strings.Contains(n.Message, " more "):
+			folded = append(folded, n)
+		case strings.HasSuffix(n.Message, "bytes ahead of the stream ignored"):
+			said++
+			assert.NotNil(t, n.Conn)
+		}
+	}
+	assert.Equal(t, maxFolded, said, "%v", r.Notes)
+	want := textfmt.Sprintf("%d more segments far ahead of the stream ignored after the first %d, %d bytes in all: the last in this packet, at stream offset %d of the client stream",
+		far-maxFolded, maxFolded, (far-maxFolded)*3, len(q))
+	if assert.Len(t, folded, 1, "%v", r.Notes) {
+		assert.Equal(t, want, folded[0].Message)
+		assert.Equal(t, 3+1+far, folded[0].Packet) // after the handshake and the request, the last of them
+	}
+	assert.Equal(t, []int32{1}, pairedCorrs(r), "the exchange around them is read")
+}

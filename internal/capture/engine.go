@@ -69,6 +69,10 @@ type engine struct {
 	// skipped as malformed: a lossy or damaged capture may have one in
 	// many packets, folded too.
 	lossGaps, malformed folded
+	// ahead are the segments ignored for a sequence number past the
+	// stream by more than 1 GiB: a capture (or an attacker's) may send
+	// one in every packet.
+	ahead folded
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -531,6 +535,7 @@ func (e *engine) finish() {
 	e.damagedKept.end(e, "frames damaged by a gap and kept up to it", "bytes missing")
 	e.lossGaps.end(e, "gaps of bytes missing (not captured)", "bytes")
 	e.malformed.end(e, "malformed packets skipped", "bytes")
+	e.ahead.end(e, "segments far ahead of the stream ignored", "bytes")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}

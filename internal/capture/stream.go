@@ -174,7 +174,9 @@ func (h *half) data(seq uint32, payload []byte, missing int) {
 		return
 	}
 	if d > 1<<30 {
-		h.e.note(h.c, "segment %d bytes ahead of the stream ignored", d)
+		if h.e.ahead.add(h, h.off, int64(len(payload))) {
+			h.e.note(h.c, "segment %d bytes ahead of the stream ignored", d)
+		}
 		return
 	}
 	// out of order: keep a copy
