@@ -468,12 +468,10 @@ type folded struct {
 // true when it is to be said in a note of its own (the caller's), false
 // when it is counted for the note at the end.
 func (f *folded) add(h *half, off, n int64) bool {
-	if f.n++; f.n <= maxFolded {
+	if f.addPacket(h.e, n) {
 		return true
 	}
-	f.bytes += n
-	f.last = Note{Packet: h.e.pkt, Conn: h.c}
-	f.off, f.stream = off, h.stream()
+	f.last.Conn, f.off, f.stream = h.c, off, h.stream()
 	return false
 }
 
