@@ -212,12 +212,8 @@ func gridText(f *codec.Frame) string {
 	return b.String()
 }
 
-// treeText is writeTree's text as a string.
-func treeText(f *codec.Frame, color bool) string {
-	return treeTextNames(f, color, nil)
-}
-
-// treeTextNames is treeText naming the topic ids names knows.
+// treeTextNames is writeTree's text as a string, naming the topic ids
+// names knows.
 func treeTextNames(f *codec.Frame, color bool, names func([16]byte) string) string {
 	var b strings.Builder
 	writeTreeNames(&b, f, color, names)

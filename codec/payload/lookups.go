@@ -94,13 +94,6 @@ func (d *Decoder) frameSchema(w *walker, id int) *compiled {
 	return c
 }
 
-// idFound reports whether schema id is found (and compiles), looked up
-// under the frame's limit.
-func (d *Decoder) idFound(w *walker, id int) bool {
-	c := d.frameSchema(w, id)
-	return c != nil && c.err == ""
-}
-
 // topicSchema is forTopic under the frame's limit: nil past it (said
 // once), as for a topic with no schema.
 func (d *Decoder) topicSchema(w *walker) *compiled {

@@ -258,8 +258,6 @@ type Error struct {
 	Partial  json.RawMessage `json:"partial,omitempty"`
 }
 
-func (e *Error) Error() string { return e.Message }
-
 func at(off int) *int { return &off }
 
 func writeError(w http.ResponseWriter, status int, e *Error) {

@@ -59,11 +59,6 @@ func clientIDDeclaring(n int16) []byte {
 	return sized(be16(b, n))
 }
 
-// header2 is a request header v2: v1 and an empty tag section.
-func header2(key, version int16, clientID string) []byte {
-	return append(header1(key, version, clientID), 0)
-}
-
 const clientID = "hostile"
 
 // request is a size-prefixed request: header v1 (or v2 when flex) and body.

@@ -12,30 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
-// countingListener records the remote address of every connection a kfake
-// broker accepts, so a test can tell that each came from the proxy.
-type countingListener struct {
-	net.Listener
-	mu      *sync.Mutex
-	remotes *[]string
-}
-
-func (l countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
-		l.mu.Lock()
-		*l.remotes = append(*l.remotes, c.RemoteAddr().String())
-		l.mu.Unlock()
-	}
-	return c, err
-}
-
-// cluster is kfake with three brokers on loopback whose accepted
-// connections are recorded.
+// cluster is kfake with three brokers on loopback.
 type cluster struct {
 	*kfake.Cluster
-	mu      sync.Mutex
-	remotes []string
 }
 
 func newCluster(t *testing.T, opts ...kfake.Opt) *cluster {
@@ -44,11 +23,7 @@ func newCluster(t *testing.T, opts ...kfake.Opt) *cluster {
 		if strings.HasPrefix(addr, ":") {
 			addr = "127.0.0.1" + addr
 		}
-		ln, err := net.Listen(network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return countingListener{ln, &c.mu, &c.remotes}, nil
+		return net.Listen(network, addr)
 	}
 	opts = append([]kfake.Opt{kfake.NumBrokers(3), kfake.ListenFn(listen)}, opts...)
 	kc, err := kfake.NewCluster(opts...)
@@ -56,12 +31,6 @@ func newCluster(t *testing.T, opts ...kfake.Opt) *cluster {
 	c.Cluster = kc
 	t.Cleanup(kc.Close)
 	return c
-}
-
-func (c *cluster) accepted() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]string(nil), c.remotes...)
 }
 
 // collector is a sink that keeps every exchange (their frames copied, as
