@@ -73,6 +73,10 @@ type engine struct {
 	// stream by more than 1 GiB: a capture (or an attacker's) may send
 	// one in every packet.
 	ahead folded
+	// lostSync are the streams' losses of frame sync, and resynced the
+	// bytes skipped to find a frame again after one: a lossy capture
+	// has one or two of them in every loss, folded as the gaps are.
+	lostSync, resynced folded
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -487,14 +491,19 @@ func (f *folded) addPacket(e *engine, n int64) bool {
 }
 
 // end says the places counted past the first maxFolded, what they are
-// and their bytes' unit, in one note at the last of them.
+// and their bytes' unit, in one note at the last of them; no unit for
+// places that have no bytes (a loss of frame sync).
 func (f *folded) end(e *engine, what, unit string) {
 	more := f.n - maxFolded
 	if more <= 0 {
 		return
 	}
 	n := f.last
-	n.Message = textfmt.Sprintf("%d more %s after the first %d, %d %s in all: the last in this packet", more, what, maxFolded, f.bytes, unit)
+	n.Message = textfmt.Sprintf("%d more %s after the first %d", more, what, maxFolded)
+	if unit != "" {
+		n.Message += textfmt.Sprintf(", %d %s in all", f.bytes, unit)
+	}
+	n.Message += ": the last in this packet"
 	if f.stream != "" {
 		n.Message += textfmt.Sprintf(", at stream offset %d of %s", f.off, f.stream)
 	}
@@ -534,6 +543,8 @@ func (e *engine) finish() {
 	e.lossGaps.end(e, "gaps of bytes missing (not captured)", "bytes")
 	e.malformed.end(e, "malformed packets skipped", "bytes")
 	e.ahead.end(e, "segments far ahead of the stream ignored", "bytes")
+	e.lostSync.end(e, "losses of frame sync", "")
+	e.resynced.end(e, "resynchronisations", "bytes skipped")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}

@@ -518,11 +518,19 @@ func (h *half) skip(n int64) {
 }
 
 // endSkip reports bytes skipped while out of sync.
-func (h *half) endSkip() {
-	if h.skipped > 0 {
-		h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), h.bufOff)
-		h.skipped = 0
+func (h *half) endSkip() { h.resynced(h.bufOff) }
+
+// resynced says the bytes skipped while out of sync, the stream in sync
+// again (or ended) at offset at: the first maxFolded times in a note
+// each, the rest folded (engine.resynced).
+func (h *half) resynced(at int64) {
+	if h.skipped <= 0 {
+		return
 	}
+	if h.e.resynced.add(h, at, h.skipped) {
+		h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), at)
+	}
+	h.skipped = 0
 }
 
 // name is who sends the half's bytes: "the client", "the broker", or
@@ -915,7 +923,7 @@ func (h *half) damaged(fend int64) bool {
 
 func (h *half) loseSync(at int64) {
 	h.clean = false
-	if h.synced {
+	if h.synced && h.e.lostSync.add(h, at, 0) {
 		h.e.note(h.c, "lost frame sync in %s at offset %d", h.stream(), at)
 	}
 	h.skip(int64(h.held()))
@@ -1381,10 +1389,7 @@ func (h *half) scan(buf []byte) int {
 				break
 			}
 			h.synced, h.tentative = true, true
-			if h.skipped > 0 {
-				h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), h.bufOff+int64(p))
-				h.skipped = 0
-			}
+			h.resynced(h.bufOff + int64(p))
 			continue
 		}
 		if len(rest) < 4 {
