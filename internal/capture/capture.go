@@ -18,7 +18,8 @@
 // The package never panics on malformed input and bounds its memory: the
 // out-of-order data of one TCP direction is capped by
 // Options.MaxStreamBuffer (and so are the frames a connection holds while
-// it waits for acknowledged bytes, at most 1024), a single frame by
+// it waits for acknowledged bytes, at most 1024: past that, the oldest
+// holes are declared lost, as many as that takes), a single frame by
 // Options.MaxFrame, what all connections hold for frames not yet whole
 // (their bytes so far, out-of-order segments, frames waiting for a
 // connection's broker side) by Options.MaxBuffered, and the

@@ -142,7 +142,7 @@ func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
 		e.holds[0] = hold{}
 		e.holds = e.holds[1:]
 		if len(x.h.shown) > 0 && x.h.shown[0].until < e.pkt {
-			x.h.expireHold(false)
+			x.h.expireHold(expireDue)
 			e.bound(x.h.c, x.h)
 		}
 	}
@@ -322,7 +322,7 @@ func (e *engine) finishConn(c *Conn) {
 	c.finished = true
 	if !c.nonKafka {
 		for _, h := range c.half {
-			h.expireHold(true)
+			h.expireHold(expireAll)
 		}
 		e.release(c, true, nil, 0)
 		for _, h := range c.half {
@@ -587,9 +587,7 @@ func (e *engine) place(h *half, f *Frame) {
 		c.held = append(c.held, heldFrame{f, need})
 		c.heldBytes += len(f.Bytes)
 		c.heldN[h.idx]++
-		if o.holding() && (c.heldBytes > e.opts.MaxStreamBuffer || len(c.held) > maxHeld) {
-			o.expireHold(true) // too much waits: the hold ends now
-		}
+		e.unhold(c)
 	} else {
 		e.placeNow(c, f)
 	}
@@ -626,6 +624,26 @@ type heldFrame struct {
 // maxHeld bounds the frames a connection holds while waiting for
 // acknowledged bytes (and Options.MaxStreamBuffer their bytes).
 const maxHeld = 1024
+
+// overHeld reports whether c holds more frames than maxHeld, or more of
+// their bytes than limit (Options.MaxStreamBuffer).
+func (c *Conn) overHeld(limit int) bool { return len(c.held) > maxHeld || c.heldBytes > limit }
+
+// unhold brings what c holds back under its limits (overHeld): too much
+// waits, so the holes its oldest held frames wait for are declared lost,
+// oldest first, as many as that takes (expireOver), the younger ones
+// waited for still: their bytes may yet come, and with them the frames
+// held for them.
+func (e *engine) unhold(c *Conn) {
+	for len(c.held) > 0 && c.overHeld(e.opts.MaxStreamBuffer) {
+		w := c.half[1-c.held[0].f.dir] // the stream the oldest waits for
+		n := len(w.shown)
+		w.expireHold(expireOver)
+		if w.busy > 0 || len(w.shown) == n {
+			return // ends once its reading is done (half.idle), or cannot
+		}
+	}
+}
 
 // releaseHeld hands on, in order, the frames c held whose wait is over:
 // the other side's stream has come to what they need (whether the bytes

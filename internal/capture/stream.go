@@ -56,8 +56,7 @@ type half struct {
 	// (expireLater), not inside them, where the bytes it declares lost
 	// would be taken from under the framing of the bytes before them.
 	busy        int
-	expireLater bool
-	expireAll   bool // the hold that ended meanwhile ended whole (expireHold's all)
+	expireLater expiry // how much of the hold ended meanwhile
 
 	// framing
 	buf    []byte // undelivered stream bytes starting at bufOff
@@ -366,31 +365,58 @@ func (h *half) endHold() {
 	}
 }
 
-// expireHold ends the waits that ended by this packet (all of them when
-// all is set): the holes they were for whose bytes did not come are
-// declared lost, each at the packet whose ACK showed it, as if declared
-// there at once; then the frames held for them are handed on.
-func (h *half) expireHold(all bool) {
+// expiry is how much of a hold expireHold ends.
+type expiry uint8
+
+const (
+	expireNone expiry = iota
+	// expireDue: the waits that ended by this packet.
+	expireDue
+	// expireOver: those, and oldest first the waits of the holes the
+	// connection's oldest held frames wait for, while it holds more of
+	// them than maxHeld, or more of their bytes than
+	// Options.MaxStreamBuffer: so many frames wait no longer, though
+	// the younger holes may still fill.
+	expireOver
+	// expireAll: every wait (the connection ends).
+	expireAll
+)
+
+// expireHold ends the waits m says: the holes they were for whose
+// bytes did not come are declared lost, each at the packet whose ACK
+// showed it, as if declared there at once; then the frames held for
+// them are handed on.
+func (h *half) expireHold(m expiry) {
 	if !h.holding() {
 		return
 	}
 	if h.busy > 0 {
-		h.expireLater = true
-		h.expireAll = h.expireAll || all
+		h.expireLater = max(h.expireLater, m)
 		return
 	}
 	h.busy++
 	defer h.idle()
 	pkt := h.e.pkt
-	for len(h.shown) > 0 && !h.released && (all || h.shown[0].until < pkt) {
+	c := h.c
+	for len(h.shown) > 0 && !h.released {
+		why, ends := h.ends(m, pkt)
+		if !ends {
+			break
+		}
 		x := h.shown[0]
 		h.shown = h.shown[1:]
 		h.e.pkt = x.pkt
-		h.checkAckGap(x.seq)
+		h.checkAckGap(x.seq, why)
 		if len(h.shown) == 0 && h.ackHole() {
 			// acknowledged by ACKs that showed no hole of their own
 			// (ackSeen), now that the holes before are declared
-			h.checkAckGap(h.ackEnd())
+			h.checkAckGap(h.ackEnd(), why)
+		}
+		if m == expireOver {
+			// the frames the hole held go on, so that what is
+			// held is counted again for the next
+			h.e.pkt = pkt
+			h.e.releaseHeld(c)
 		}
 	}
 	h.e.pkt = pkt
@@ -401,6 +427,25 @@ func (h *half) expireHold(all bool) {
 	}
 }
 
+// ends reports whether the wait for the oldest hole shown ends, as m
+// says, at packet pkt, and why the hole is then declared lost.
+func (h *half) ends(m expiry, pkt int) (why string, ok bool) {
+	why = "acknowledged by peer but not captured"
+	c, limit := h.c, h.e.opts.MaxStreamBuffer
+	switch {
+	case m == expireAll, h.shown[0].until < pkt:
+		return why, true
+	case m != expireOver || len(c.held) == 0 || c.held[0].f.dir == h.idx:
+		// (the oldest held frame waits for the other stream)
+		return "", false
+	case len(c.held) > maxHeld:
+		return why + textfmt.Sprintf(", and waited for no longer: %d frames of the other side were held, past %d", len(c.held), maxHeld), true
+	case c.heldBytes > limit:
+		return why + textfmt.Sprintf(", and waited for no longer: %d bytes of the other side's frames were held, past %d", c.heldBytes, limit), true
+	}
+	return "", false
+}
+
 // idle ends a reading of the stream (busy), and then a hold that ended
 // meanwhile, or the connection.
 func (h *half) idle() {
@@ -408,10 +453,9 @@ func (h *half) idle() {
 	if h.busy > 0 {
 		return
 	}
-	if h.expireLater {
-		all := h.expireAll
-		h.expireLater, h.expireAll = false, false
-		h.expireHold(all)
+	if m := h.expireLater; m != expireNone {
+		h.expireLater = expireNone
+		h.expireHold(m)
 	}
 	if c := h.c; c.finishLater && c.half[0].busy == 0 && c.half[1].busy == 0 {
 		c.finishLater = false
@@ -426,12 +470,12 @@ func (h *half) idle() {
 // the frame they belonged to is closed as lost now, before the peer's
 // answer is framed, rather than left waiting for bytes that will not
 // come.
-func (h *half) checkAckGap(upTo uint32) {
+func (h *half) checkAckGap(upTo uint32, why string) {
 	if !h.ackValid || h.released || !h.started {
 		return
 	}
 	for h.segs.len() > 0 && !h.released && int32(h.next-upTo) < 0 && int32(h.peerAck-h.segs.first().seq) >= 0 {
-		h.forceGap("acknowledged by peer but not captured")
+		h.forceGap(why)
 	}
 	end := h.ackEnd()
 	d := int32(end - h.next)
@@ -443,7 +487,7 @@ func (h *half) checkAckGap(upTo uint32) {
 	h.e.res.Gaps++
 	h.e.res.LostBytes += int64(d)
 	if h.e.lossGaps.add(h, h.off, int64(d)) {
-		h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
+		h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", d, h.off, why)
 	}
 	h.next = end
 	h.gap(int64(d))
