@@ -33,7 +33,15 @@ type engine struct {
 	retired int     // retired connections still in all
 	closed  []*Conn // finished connections not yet retired, oldest first
 	nextID  int
-	pkt     int // 1-based index of the current packet
+	// pkt is the 1-based index of the packet being read, always: what
+	// is done while it is read (exchanges handed to ReadFunc's fn,
+	// frames framed, holes shown) is done at it, even while a hole is
+	// declared lost at the packet of the ACK that showed it (sayAt).
+	pkt int
+	// sayAt, while a hole is declared lost (half.expireHold), is the
+	// packet of the ACK that showed it, where the notes of the loss
+	// and of what follows from it are said (Note.Packet); 0 otherwise.
+	sayAt   int
 	now     time.Time
 	xseq    int
 	dropped int // notes not kept
@@ -130,7 +138,16 @@ func (e *engine) note(c *Conn, format string, args ...any) {
 		e.dropped++
 		return
 	}
-	e.res.Notes = append(e.res.Notes, Note{Packet: e.pkt, Conn: c, Message: textfmt.Sprintf(format, args...)})
+	e.res.Notes = append(e.res.Notes, Note{Packet: e.notePkt(), Conn: c, Message: textfmt.Sprintf(format, args...)})
+}
+
+// notePkt is the packet a note is said at: the one being read, or while
+// a hole is declared lost the one whose ACK showed it (sayAt).
+func (e *engine) notePkt() int {
+	if e.sayAt > 0 {
+		return e.sayAt
+	}
+	return e.pkt
 }
 
 func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
@@ -486,7 +503,7 @@ func (f *folded) addPacket(e *engine, n int64) bool {
 		return true
 	}
 	f.bytes += n
-	f.last, f.stream = Note{Packet: e.pkt}, ""
+	f.last, f.stream = Note{Packet: e.notePkt()}, ""
 	return false
 }
 

@@ -348,7 +348,7 @@ func TestHoldsOfEveryExchangeBounded(t *testing.T) {
 	handed := map[int32]int{}
 	e.stream = func(x *Exchange) {
 		if x.Paired() {
-			handed[x.CorrelationID] = e.res.Packets // e.pkt is the hole's while it is declared
+			handed[x.CorrelationID] = e.pkt
 		}
 	}
 	maxShown, maxHolds := 0, 0
@@ -444,4 +444,44 @@ func TestHeldLimitEndsOldestHoleOnly(t *testing.T) {
 			assert.Equal(t, shown, gaps[0].Packet, "said where its ACK showed it")
 		}
 	}
+}
+
+// TestHandedOutAtThePacketBeingRead: an exchange a hole held, handed out
+// when the hole's wait ends, is handed out while the packet that ended
+// it is read, and the engine's packet (e.pkt) says so, whatever reads it
+// then (ReadFunc's fn, the frames framed); only the notes of the loss
+// are said at the packet whose ACK showed it, as if declared there. (The
+// engine's packet was the ACK's while the hole was declared, so fn,
+// called as the request after the hole was framed and let the answer
+// held for it go, ran at a packet read long before.)
+func TestHandedOutAtThePacketBeingRead(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	segs := v.split(true, apiVersionsReq(1), 20)
+	v.send(segs[0]) // the rest is never captured
+	v.req(apiVersionsReq(2))
+	v.resp(apiVersionsResp(1))
+	shown := len(b.pkts)
+	for range ackHoldPackets + 10 {
+		w := b.conv("10.0.0.3:40000", "10.0.0.2:9092") // other traffic
+		w.b.tcp(w.c, w.s, 1, 1, fACK, nil)
+	}
+	type seen struct{ pkt, read int }
+	var at []seen
+	e := newEngine(Options{KeepDamaged: true}, nil)
+	e.stream = func(x *Exchange) {
+		if x.Paired() {
+			at = append(at, seen{e.pkt, e.res.Packets})
+		}
+	}
+	require.NoError(t, e.run(bytes.NewReader(b.pcap())))
+	ended := shown + ackHoldPackets + 1 // the first packet past the wait
+	assert.Equal(t, []seen{{ended, ended}}, at, "handed out at the packet being read")
+	var said []int
+	for _, n := range e.res.Notes {
+		said = append(said, n.Packet)
+		assert.Contains(t, n.Message, "gap", "%v", n)
+	}
+	assert.Equal(t, []int{shown, shown}, said, "the gap and the frame it damaged said where the ACK showed it: %v", e.res.Notes)
 }

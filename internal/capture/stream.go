@@ -396,7 +396,10 @@ func (h *half) expireHold(m expiry) {
 	}
 	h.busy++
 	defer h.idle()
-	pkt := h.e.pkt
+	// The packet being read stays e.pkt (ReadFunc's fn, called as held
+	// frames are placed, runs at it); the notes of a loss are said where
+	// its ACK showed it (sayAt), as if it was declared there at once.
+	pkt, at := h.e.pkt, h.e.sayAt
 	c := h.c
 	for len(h.shown) > 0 && !h.released {
 		why, ends := h.ends(m, pkt)
@@ -405,7 +408,7 @@ func (h *half) expireHold(m expiry) {
 		}
 		x := h.shown[0]
 		h.shown = h.shown[1:]
-		h.e.pkt = x.pkt
+		h.e.sayAt = x.pkt
 		h.checkAckGap(x.seq, why)
 		if len(h.shown) == 0 && h.ackHole() {
 			// acknowledged by ACKs that showed no hole of their own
@@ -415,11 +418,11 @@ func (h *half) expireHold(m expiry) {
 		if m == expireOver {
 			// the frames the hole held go on, so that what is
 			// held is counted again for the next
-			h.e.pkt = pkt
+			h.e.sayAt = at
 			h.e.releaseHeld(c)
 		}
 	}
-	h.e.pkt = pkt
+	h.e.sayAt = at
 	h.settleHold()
 	h.e.releaseHeld(h.c)
 	if c := h.c; c.Closed && c.half[0].finDone() && c.half[1].finDone() {
@@ -728,7 +731,7 @@ func (h *half) cut() {
 	}
 	e := h.e
 	if e.cuts == 0 {
-		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: textfmt.Sprintf("stream offset %d of %s", h.bufOff, h.stream())}
+		e.cutNote = Note{Packet: e.notePkt(), Conn: h.c, Message: textfmt.Sprintf("stream offset %d of %s", h.bufOff, h.stream())}
 	}
 	e.cuts++
 	e.cutBytes += int64(n)
