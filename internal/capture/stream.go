@@ -95,6 +95,11 @@ type half struct {
 		gen      uint32
 	}
 	insideLooks int // the segments' starts answerInside looked at, for tests that bound the work
+
+	last lastReq // the request framed last (follows)
+	// chained is 1 past the stream offset of the request header farChained
+	// took last, which follows takes too (0: none)
+	chained int64
 }
 
 // shownAck is an ACK that showed bytes acknowledged but not captured:
@@ -656,7 +661,7 @@ func (h *half) frameData(data []byte, t time.Time, pkt int) {
 	}
 	h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
 	if h.want > bigFrame {
-		if h.synced && len(h.buf) >= 14 && h.headerOK(h.buf) == vYes {
+		if h.synced && len(h.buf) >= 14 && h.headerOK(h.buf, h.bufOff) == vYes {
 			h.gather(data)
 			return
 		}
@@ -1011,11 +1016,11 @@ func (h *half) role() int {
 func (h *half) candidate(b []byte, off int64) verdict {
 	switch h.role() {
 	case roleClient:
-		return h.reqCandidate(b)
+		return h.reqCandidate(b, off)
 	case roleBroker:
 		return h.respCandidate(b, off)
 	}
-	v := h.reqCandidate(b)
+	v := h.reqCandidate(b, off)
 	if v == vYes {
 		return v
 	}
@@ -1025,7 +1030,7 @@ func (h *half) candidate(b []byte, off int64) verdict {
 	return v
 }
 
-func (h *half) reqCandidate(b []byte) verdict {
+func (h *half) reqCandidate(b []byte, off int64) verdict {
 	max := h.e.opts.MaxFrame
 	size, v := candidateSize(b, 8, max)
 	if v != vYes {
@@ -1041,6 +1046,9 @@ func (h *half) reqCandidate(b []byte) verdict {
 			return vNo
 		}
 		return vMore
+	}
+	if size >= 10 && isFarVersion(b) && !farVersion(b, int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:])), false) {
+		return h.farChained(b, off)
 	}
 	if !looksLikeRequest(b, max) {
 		return vNo
@@ -1343,8 +1351,9 @@ func (h *half) byItsSize(b []byte) verdict {
 	return vNo
 }
 
-// headerOK checks the header of the next frame while in sync.
-func (h *half) headerOK(b []byte) verdict {
+// headerOK checks the header of the next frame, at stream offset at,
+// while in sync.
+func (h *half) headerOK(b []byte, at int64) verdict {
 	size, ok := frameSize(b, 4, h.e.opts.MaxFrame)
 	if !ok {
 		return vNo
@@ -1357,10 +1366,120 @@ func (h *half) headerOK(b []byte) verdict {
 			return vMore
 		}
 		if !looksLikeRequest(b, h.e.opts.MaxFrame) {
-			return vNo
+			return h.follows(b, at)
 		}
 	}
 	return vYes
+}
+
+// follows judges, in sync, a request header at stream offset at whose
+// version is past the margin for a newer Kafka and whose client id does
+// not vouch for it (null, short or binary: farVersion): the request
+// framed just before it, ending at at, vouches for it instead when it
+// is the same client's next (sameClient's test, against h.last).
+func (h *half) follows(b []byte, at int64) verdict {
+	if len(b) < 14 || !isFarVersion(b) {
+		return vNo
+	}
+	size := int(binary.BigEndian.Uint32(b))
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	if at+1 == h.chained {
+		return vYes // farChained found it so, resynchronising
+	}
+	l := &h.last
+	if !l.ok || l.end != at || cl == 0 || cl != l.idLen || cl > size-10 || !nextCorr(l.corr, corr) {
+		return vNo
+	}
+	if len(b) < 14+max(cl, 0) {
+		return vMore // the client id, within the frame, to come
+	}
+	if clientIDSum(b, cl) != l.idSum {
+		return vNo
+	}
+	return vYes
+}
+
+// lastReq is what follows needs of the request a half framed last: where
+// it ended, its correlation id, its client id's length and checksum.
+type lastReq struct {
+	ok    bool
+	end   int64
+	corr  int32
+	idLen int
+	idSum uint32
+}
+
+// clientIDSum is the checksum of the client id of cl bytes (-1 for
+// null) of the request header at b, which holds it.
+func clientIDSum(b []byte, cl int) uint32 {
+	return crc32.ChecksumIEEE(b[14 : 14+max(cl, 0)])
+}
+
+// maxCorrStep is how far past a request's correlation id the next
+// request of the same client on its connection may number itself: a
+// client numbers its requests in order, one at a time, some (Java's)
+// over all its connections at once.
+const maxCorrStep = 1 << 12
+
+// nextCorr reports whether next can be the correlation id of the request
+// a client sent after one numbered corr.
+func nextCorr(corr, next int32) bool {
+	return corr >= 0 && next > corr && int64(next)-int64(corr) <= maxCorrStep
+}
+
+// sameClient reports whether n, the header of the frame after the request
+// header a, at least 14 bytes and a's client id long, is the header of the
+// same client's next request: a plausible size and API (at any version
+// past the margin too), a correlation id past a's (nextCorr) and the
+// same client id, within its frame. A client sends the same client id
+// in each request, and numbers them in order, which random bytes, or a
+// broker's responses, rarely do.
+func sameClient(a, n []byte, max int) bool {
+	size, ok := frameSize(n, 10, max)
+	if !ok {
+		return false
+	}
+	key, ver := int16(binary.BigEndian.Uint16(n[4:])), int16(binary.BigEndian.Uint16(n[6:]))
+	if !plausibleKey(key) || !plausibleVersion(key, ver) && !isFarVersion(n) {
+		return false
+	}
+	if !nextCorr(int32(binary.BigEndian.Uint32(a[8:])), int32(binary.BigEndian.Uint32(n[8:]))) {
+		return false
+	}
+	cl := int(int16(binary.BigEndian.Uint16(a[12:])))
+	if int(int16(binary.BigEndian.Uint16(n[12:]))) != cl || cl > int(size)-10 {
+		return false
+	}
+	return cl <= 0 || bytes.Equal(a[14:14+cl], n[14:14+cl])
+}
+
+// farChained is reqCandidate's test of a request header at a version past
+// the margin for a newer Kafka whose client id does not vouch for it
+// (null, short or binary: farVersion): the next frame's header vouches for
+// it instead when it is the same client's next request (sameClient), all
+// there; the frame, of 1 MiB at most, must end before it.
+func (h *half) farChained(b []byte, off int64) verdict {
+	limit := h.e.opts.MaxFrame
+	size := binary.BigEndian.Uint32(b)
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	if size < 10 || size > 1<<20 || corr < 0 || cl < -1 || cl == 0 || cl > int(size)-10 {
+		// (an empty client id is what zeros read as: nothing vouches)
+		return vNo
+	}
+	end := 4 + int(size)
+	if len(b) < end+14+max(cl, 0) {
+		if h.final {
+			return vNo
+		}
+		return vMore
+	}
+	if sameClient(b, b[end:], limit) {
+		h.chained = off + 1 // in sync now, follows takes it
+		return vYes
+	}
+	return vNo
 }
 
 const nonKafkaSkip = 256 << 10
@@ -1452,7 +1571,7 @@ func (h *half) scan(buf []byte) int {
 				continue
 			}
 		}
-		ok := h.headerOK(rest)
+		ok := h.headerOK(rest, h.bufOff+int64(p))
 		if ok == vNo {
 			v := vNo
 			if h.clean {
@@ -1553,6 +1672,12 @@ func (h *half) emitOwn(b []byte, off int64, missing int64, token bool) {
 		h.c.saslRaw = true
 	}
 	f.firstPkt = h.e.pkt
+	if !token && missing == 0 && len(b) >= 14 && h.role() != roleBroker {
+		// what follows needs to take the next request of its client
+		if cl := int(int16(binary.BigEndian.Uint16(b[12:]))); cl >= -1 && 14+max(cl, 0) <= len(b) {
+			h.last = lastReq{true, off + int64(len(b)), int32(binary.BigEndian.Uint32(b[8:])), cl, clientIDSum(b, cl)}
+		}
+	}
 	if h.tentative && missing == 0 && h.answers(b, h.pktAt(off)) {
 		h.tentative = false // borne out
 	}
