@@ -18,7 +18,8 @@
 // The package never panics on malformed input and bounds its memory: the
 // out-of-order data of one TCP direction is capped by
 // Options.MaxStreamBuffer (and so are the frames a connection holds while
-// it waits for acknowledged bytes, at most 1024), a single frame by
+// it waits for acknowledged bytes, at most 1024: past that, the oldest
+// holes are declared lost, as many as that takes), a single frame by
 // Options.MaxFrame, what all connections hold for frames not yet whole
 // (their bytes so far, out-of-order segments, frames waiting for a
 // connection's broker side) by Options.MaxBuffered, and the
@@ -459,7 +460,11 @@ func (x *Exchange) Before(y *Exchange) bool {
 // therefore in completion order, not request order. The returned Result
 // has no Exchanges and no Conns. fn may keep the exchange; the engine does
 // not touch it again, but its Conn goes on changing until the connection
-// ends.
+// ends. fn is called while the packet that completed the exchange is read:
+// for one held while acknowledged bytes were waited for, the packet that
+// ended the wait (the first past it, or the one that brought what was
+// held past its limit, or the end of the capture), though the notes of the
+// bytes then declared lost are said at the packet whose ACK showed them.
 func ReadFunc(r io.Reader, opts Options, fn func(*Exchange)) (*Result, error) {
 	if fn == nil {
 		fn = func(*Exchange) {}

@@ -883,3 +883,71 @@ func TestSegmentsFarAheadFolded(t *testing.T) {
 	}
 	assert.Equal(t, []int32{1}, pairedCorrs(r), "the exchange around them is read")
 }
+
+// TestLostSyncAndResyncFolded: each loss that takes a frame's start
+// loses the stream's frame sync and skips the rest of that frame to find
+// the next: two notes a loss, said one by one, so a lossy capture's
+// filled the notes' cap (MaxNotes) and left what followed unsaid. Like
+// the gaps (TestLossGapsAndMalformedFolded), the first maxFolded of each
+// kind are said with their place, the rest counted in one note at the
+// last of them.
+func TestLostSyncAndResyncFolded(t *testing.T) {
+	const losses, lostPart = 30, 30
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	var skipped, lastSync, lastResync, lastShown int
+	for i := int32(1); i <= losses; i++ {
+		v.req(kreq(1, 11, 2*i-1, "consumer", bytes.Repeat([]byte{0}, 100)))
+		r := kreq(1, 11, 2*i, "consumer", bytes.Repeat([]byte{0}, 200))
+		segs := v.split(true, r, lostPart)
+		lastSync = int(segs[1].seq - 1001) // the stream offset the loss ends at
+		skipped = len(r) - lostPart
+		lastResync = lastSync + skipped
+		for _, s := range segs[1:] { // its first bytes are never captured
+			v.send(s)
+		}
+		v.resp(kresp(2*i-1, []byte{0, 0})) // its ack says they were sent
+		lastShown = len(b.pkts)
+	}
+	v.req(kreq(1, 11, 2*losses+1, "consumer", nil))
+	v.fin()
+	r := b.read(Options{})
+	var sync, resync []Note
+	folded := map[string]Note{}
+	for _, n := range r.Notes {
+		switch {
+		case strings.Contains(n.Message, " more "):
+			folded[n.Message] = n
+		case strings.HasPrefix(n.Message, "lost frame sync"):
+			sync = append(sync, n)
+		case strings.HasPrefix(n.Message, "skipped "):
+			resync = append(resync, n)
+		}
+	}
+	require.Len(t, sync, maxFolded, "%v", r.Notes)
+	require.Len(t, resync, maxFolded, "%v", r.Notes)
+	for i := range maxFolded {
+		assert.Regexp(t, `^lost frame sync in the client stream at offset \d+$`, sync[i].Message)
+		assert.Regexp(t, textfmt.Sprintf(`^skipped %d bytes of the client stream to resynchronise at offset \d+$`, skipped), resync[i].Message)
+		assert.Equal(t, sync[i].Packet, resync[i].Packet, "the loss and the skip after it are said where the ACK showed it")
+		assert.NotNil(t, sync[i].Conn)
+	}
+	wantSync := textfmt.Sprintf("%d more losses of frame sync after the first %d: the last in this packet, at stream offset %d of the client stream",
+		losses-maxFolded, maxFolded, lastSync)
+	wantResync := textfmt.Sprintf("%d more resynchronisations after the first %d, %d bytes skipped in all: the last in this packet, at stream offset %d of the client stream",
+		losses-maxFolded, maxFolded, (losses-maxFolded)*skipped, lastResync)
+	for _, want := range []string{wantSync, wantResync} {
+		if n, ok := folded[want]; assert.True(t, ok, "no note %q in %v", want, r.Notes) {
+			assert.Equal(t, lastShown, n.Packet)
+			assert.NotNil(t, n.Conn)
+		}
+	}
+	assert.Len(t, folded, 3, "and the gaps': %v", r.Notes)
+	assert.Equal(t, int64(losses*skipped), r.SkippedBytes)
+	var odd []int32
+	for i := int32(1); i <= losses; i++ {
+		odd = append(odd, 2*i-1)
+	}
+	assert.Equal(t, odd, pairedCorrs(r), "the requests around the losses are read")
+}

@@ -33,7 +33,15 @@ type engine struct {
 	retired int     // retired connections still in all
 	closed  []*Conn // finished connections not yet retired, oldest first
 	nextID  int
-	pkt     int // 1-based index of the current packet
+	// pkt is the 1-based index of the packet being read, always: what
+	// is done while it is read (exchanges handed to ReadFunc's fn,
+	// frames framed, holes shown) is done at it, even while a hole is
+	// declared lost at the packet of the ACK that showed it (sayAt).
+	pkt int
+	// sayAt, while a hole is declared lost (half.expireHold), is the
+	// packet of the ACK that showed it, where the notes of the loss
+	// and of what follows from it are said (Note.Packet); 0 otherwise.
+	sayAt   int
 	now     time.Time
 	xseq    int
 	dropped int // notes not kept
@@ -73,6 +81,10 @@ type engine struct {
 	// stream by more than 1 GiB: a capture (or an attacker's) may send
 	// one in every packet.
 	ahead folded
+	// lostSync are the streams' losses of frame sync, and resynced the
+	// bytes skipped to find a frame again after one: a lossy capture
+	// has one or two of them in every loss, folded as the gaps are.
+	lostSync, resynced folded
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -126,7 +138,16 @@ func (e *engine) note(c *Conn, format string, args ...any) {
 		e.dropped++
 		return
 	}
-	e.res.Notes = append(e.res.Notes, Note{Packet: e.pkt, Conn: c, Message: textfmt.Sprintf(format, args...)})
+	e.res.Notes = append(e.res.Notes, Note{Packet: e.notePkt(), Conn: c, Message: textfmt.Sprintf(format, args...)})
+}
+
+// notePkt is the packet a note is said at: the one being read, or while
+// a hole is declared lost the one whose ACK showed it (sayAt).
+func (e *engine) notePkt() int {
+	if e.sayAt > 0 {
+		return e.sayAt
+	}
+	return e.pkt
 }
 
 func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
@@ -138,7 +159,7 @@ func (e *engine) packet(data []byte, ts time.Time, lt uint32) {
 		e.holds[0] = hold{}
 		e.holds = e.holds[1:]
 		if len(x.h.shown) > 0 && x.h.shown[0].until < e.pkt {
-			x.h.expireHold(false)
+			x.h.expireHold(expireDue)
 			e.bound(x.h.c, x.h)
 		}
 	}
@@ -318,7 +339,7 @@ func (e *engine) finishConn(c *Conn) {
 	c.finished = true
 	if !c.nonKafka {
 		for _, h := range c.half {
-			h.expireHold(true)
+			h.expireHold(expireAll)
 		}
 		e.release(c, true, nil, 0)
 		for _, h := range c.half {
@@ -482,19 +503,24 @@ func (f *folded) addPacket(e *engine, n int64) bool {
 		return true
 	}
 	f.bytes += n
-	f.last, f.stream = Note{Packet: e.pkt}, ""
+	f.last, f.stream = Note{Packet: e.notePkt()}, ""
 	return false
 }
 
 // end says the places counted past the first maxFolded, what they are
-// and their bytes' unit, in one note at the last of them.
+// and their bytes' unit, in one note at the last of them; no unit for
+// places that have no bytes (a loss of frame sync).
 func (f *folded) end(e *engine, what, unit string) {
 	more := f.n - maxFolded
 	if more <= 0 {
 		return
 	}
 	n := f.last
-	n.Message = textfmt.Sprintf("%d more %s after the first %d, %d %s in all: the last in this packet", more, what, maxFolded, f.bytes, unit)
+	n.Message = textfmt.Sprintf("%d more %s after the first %d", more, what, maxFolded)
+	if unit != "" {
+		n.Message += textfmt.Sprintf(", %d %s in all", f.bytes, unit)
+	}
+	n.Message += ": the last in this packet"
 	if f.stream != "" {
 		n.Message += textfmt.Sprintf(", at stream offset %d of %s", f.off, f.stream)
 	}
@@ -534,6 +560,8 @@ func (e *engine) finish() {
 	e.lossGaps.end(e, "gaps of bytes missing (not captured)", "bytes")
 	e.malformed.end(e, "malformed packets skipped", "bytes")
 	e.ahead.end(e, "segments far ahead of the stream ignored", "bytes")
+	e.lostSync.end(e, "losses of frame sync", "")
+	e.resynced.end(e, "resynchronisations", "bytes skipped")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}
@@ -576,9 +604,7 @@ func (e *engine) place(h *half, f *Frame) {
 		c.held = append(c.held, heldFrame{f, need})
 		c.heldBytes += len(f.Bytes)
 		c.heldN[h.idx]++
-		if o.holding() && (c.heldBytes > e.opts.MaxStreamBuffer || len(c.held) > maxHeld) {
-			o.expireHold(true) // too much waits: the hold ends now
-		}
+		e.unhold(c)
 	} else {
 		e.placeNow(c, f)
 	}
@@ -615,6 +641,26 @@ type heldFrame struct {
 // maxHeld bounds the frames a connection holds while waiting for
 // acknowledged bytes (and Options.MaxStreamBuffer their bytes).
 const maxHeld = 1024
+
+// overHeld reports whether c holds more frames than maxHeld, or more of
+// their bytes than limit (Options.MaxStreamBuffer).
+func (c *Conn) overHeld(limit int) bool { return len(c.held) > maxHeld || c.heldBytes > limit }
+
+// unhold brings what c holds back under its limits (overHeld): too much
+// waits, so the holes its oldest held frames wait for are declared lost,
+// oldest first, as many as that takes (expireOver), the younger ones
+// waited for still: their bytes may yet come, and with them the frames
+// held for them.
+func (e *engine) unhold(c *Conn) {
+	for len(c.held) > 0 && c.overHeld(e.opts.MaxStreamBuffer) {
+		w := c.half[1-c.held[0].f.dir] // the stream the oldest waits for
+		n := len(w.shown)
+		w.expireHold(expireOver)
+		if w.busy > 0 || len(w.shown) == n {
+			return // ends once its reading is done (half.idle), or cannot
+		}
+	}
+}
 
 // releaseHeld hands on, in order, the frames c held whose wait is over:
 // the other side's stream has come to what they need (whether the bytes

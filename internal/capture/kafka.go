@@ -32,7 +32,13 @@ import (
 // body, whose first bytes a request's client id length would be, rarely
 // does: its lengths and counts start with a zero byte. Resynchronising
 // asks more of such a frame (reqCandidate). A request at such a version
-// with a null, short or binary client id is not taken for one.
+// with a null, short (1 or 2 bytes) or binary client id is taken for one
+// only when the same client's next request vouches for it: the frame
+// after it, resynchronising (farChained), or the one before it, in sync
+// (follows), with the same client id and a correlation id a little
+// before, as a client numbers its requests; random bytes, mostly zeros
+// or not, do not read so (TestFarVersionChainsRandomBytes). Not with an
+// empty client id, which is what zeros read as.
 const (
 	newerAPIs     = 16
 	newerVersions = 8

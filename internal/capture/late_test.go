@@ -11,6 +11,8 @@ import (
 	"github.com/google/gopacket/pcapgo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kwire/kwire/internal/textfmt"
 )
 
 // TestLateSegmentFillsAcknowledgedHole: a capture from several queues
@@ -346,7 +348,7 @@ func TestHoldsOfEveryExchangeBounded(t *testing.T) {
 	handed := map[int32]int{}
 	e.stream = func(x *Exchange) {
 		if x.Paired() {
-			handed[x.CorrelationID] = e.res.Packets // e.pkt is the hole's while it is declared
+			handed[x.CorrelationID] = e.pkt
 		}
 	}
 	maxShown, maxHolds := 0, 0
@@ -370,4 +372,116 @@ func TestHoldsOfEveryExchangeBounded(t *testing.T) {
 	assert.LessOrEqual(t, maxShown, ackHoldPackets+1)
 	assert.LessOrEqual(t, maxHolds, ackHoldPackets+1)
 	assert.Equal(t, lost, e.res.Gaps)
+}
+
+// TestHeldLimitEndsOldestHoleOnly: when a connection holds more frames
+// than maxHeld for the acknowledged bytes the other side's stream lacks,
+// the holes they wait for are declared lost oldest first, only as many
+// as bring what is held back under the limit: a younger hole, whose
+// bytes come later, still delivers its request, which its held answer
+// then pairs with. (Every waiting hole was declared lost at once, so the
+// younger request's late bytes were a retransmission of lost ones, and
+// its answer went unpaired.)
+func TestHeldLimitEndsOldestHoleOnly(t *testing.T) {
+	const early = maxHeld - 4 // the answers held for the first hole
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	frames := func(client bool, from, to int32) []byte {
+		var all []byte
+		for i := from; i <= to; i++ {
+			if client {
+				all = append(all, kreq(3, 12, i, "consumer", nil)...)
+			} else {
+				all = append(all, kresp(i, []byte{0, 0})...)
+			}
+		}
+		return all
+	}
+	v.sendAll(v.split(true, frames(true, 1, maxHeld), 1400))
+	r1 := kreq(3, 12, 5001, "consumer", bytes.Repeat([]byte{0}, 50))
+	lost := v.split(true, r1, len(r1)) // never captured: the first hole
+	v.req(kreq(3, 12, 5002, "consumer", nil))
+	shown := len(b.pkts) + 1
+	v.sendAll(v.split(false, frames(false, 1, early), 1400)) // held for it
+	r2 := kreq(3, 12, 5003, "consumer", nil)
+	late := v.split(true, r2, len(r2)) // the second hole: its bytes come late
+	// The answers after r2 ACK it: held for the second hole, and the
+	// last of them one past maxHeld held.
+	v.sendAll(v.split(false, append(frames(false, early+1, maxHeld), kresp(5003, []byte{0, 0})...), 1400))
+	v.sendAll(late)
+	v.fin()
+	for _, stream := range []bool{false, true} {
+		var r *Result
+		var xs []*Exchange
+		if stream {
+			var err error
+			r, err = ReadFunc(bytes.NewReader(b.pcap()), Options{}, func(x *Exchange) { xs = append(xs, x) })
+			require.NoError(t, err)
+		} else {
+			r = b.read(Options{})
+			xs = r.Exchanges
+		}
+		paired := map[int32]bool{}
+		for _, x := range xs {
+			if x.Paired() {
+				paired[x.CorrelationID] = true
+			}
+		}
+		assert.Len(t, paired, maxHeld+1, "%v", r.Notes)
+		assert.True(t, paired[5003], "the younger hole's request, come late, answered: %v", r.Notes)
+		assert.Equal(t, 1, r.Gaps, "%v", r.Notes)
+		assert.Equal(t, int64(len(lost[0].data)), r.LostBytes)
+		var gaps []Note
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n.Message, "gap: ") {
+				gaps = append(gaps, n)
+			}
+		}
+		if assert.Len(t, gaps, 1, "%v", r.Notes) {
+			assert.Equal(t, textfmt.Sprintf("gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured, and waited for no longer: %d frames of the other side were held, past %d)",
+				len(r1), lost[0].seq-1001, maxHeld+1, maxHeld), gaps[0].Message)
+			assert.Equal(t, shown, gaps[0].Packet, "said where its ACK showed it")
+		}
+	}
+}
+
+// TestHandedOutAtThePacketBeingRead: an exchange a hole held, handed out
+// when the hole's wait ends, is handed out while the packet that ended
+// it is read, and the engine's packet (e.pkt) says so, whatever reads it
+// then (ReadFunc's fn, the frames framed); only the notes of the loss
+// are said at the packet whose ACK showed it, as if declared there. (The
+// engine's packet was the ACK's while the hole was declared, so fn,
+// called as the request after the hole was framed and let the answer
+// held for it go, ran at a packet read long before.)
+func TestHandedOutAtThePacketBeingRead(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	segs := v.split(true, apiVersionsReq(1), 20)
+	v.send(segs[0]) // the rest is never captured
+	v.req(apiVersionsReq(2))
+	v.resp(apiVersionsResp(1))
+	shown := len(b.pkts)
+	for range ackHoldPackets + 10 {
+		w := b.conv("10.0.0.3:40000", "10.0.0.2:9092") // other traffic
+		w.b.tcp(w.c, w.s, 1, 1, fACK, nil)
+	}
+	type seen struct{ pkt, read int }
+	var at []seen
+	e := newEngine(Options{KeepDamaged: true}, nil)
+	e.stream = func(x *Exchange) {
+		if x.Paired() {
+			at = append(at, seen{e.pkt, e.res.Packets})
+		}
+	}
+	require.NoError(t, e.run(bytes.NewReader(b.pcap())))
+	ended := shown + ackHoldPackets + 1 // the first packet past the wait
+	assert.Equal(t, []seen{{ended, ended}}, at, "handed out at the packet being read")
+	var said []int
+	for _, n := range e.res.Notes {
+		said = append(said, n.Packet)
+		assert.Contains(t, n.Message, "gap", "%v", n)
+	}
+	assert.Equal(t, []int{shown, shown}, said, "the gap and the frame it damaged said where the ACK showed it: %v", e.res.Notes)
 }

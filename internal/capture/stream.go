@@ -56,8 +56,7 @@ type half struct {
 	// (expireLater), not inside them, where the bytes it declares lost
 	// would be taken from under the framing of the bytes before them.
 	busy        int
-	expireLater bool
-	expireAll   bool // the hold that ended meanwhile ended whole (expireHold's all)
+	expireLater expiry // how much of the hold ended meanwhile
 
 	// framing
 	buf    []byte // undelivered stream bytes starting at bufOff
@@ -96,6 +95,11 @@ type half struct {
 		gen      uint32
 	}
 	insideLooks int // the segments' starts answerInside looked at, for tests that bound the work
+
+	last lastReq // the request framed last (follows)
+	// chained is 1 past the stream offset of the request header farChained
+	// took last, which follows takes too (0: none)
+	chained int64
 }
 
 // shownAck is an ACK that showed bytes acknowledged but not captured:
@@ -366,39 +370,88 @@ func (h *half) endHold() {
 	}
 }
 
-// expireHold ends the waits that ended by this packet (all of them when
-// all is set): the holes they were for whose bytes did not come are
-// declared lost, each at the packet whose ACK showed it, as if declared
-// there at once; then the frames held for them are handed on.
-func (h *half) expireHold(all bool) {
+// expiry is how much of a hold expireHold ends.
+type expiry uint8
+
+const (
+	expireNone expiry = iota
+	// expireDue: the waits that ended by this packet.
+	expireDue
+	// expireOver: those, and oldest first the waits of the holes the
+	// connection's oldest held frames wait for, while it holds more of
+	// them than maxHeld, or more of their bytes than
+	// Options.MaxStreamBuffer: so many frames wait no longer, though
+	// the younger holes may still fill.
+	expireOver
+	// expireAll: every wait (the connection ends).
+	expireAll
+)
+
+// expireHold ends the waits m says: the holes they were for whose
+// bytes did not come are declared lost, each at the packet whose ACK
+// showed it, as if declared there at once; then the frames held for
+// them are handed on.
+func (h *half) expireHold(m expiry) {
 	if !h.holding() {
 		return
 	}
 	if h.busy > 0 {
-		h.expireLater = true
-		h.expireAll = h.expireAll || all
+		h.expireLater = max(h.expireLater, m)
 		return
 	}
 	h.busy++
 	defer h.idle()
-	pkt := h.e.pkt
-	for len(h.shown) > 0 && !h.released && (all || h.shown[0].until < pkt) {
+	// The packet being read stays e.pkt (ReadFunc's fn, called as held
+	// frames are placed, runs at it); the notes of a loss are said where
+	// its ACK showed it (sayAt), as if it was declared there at once.
+	pkt, at := h.e.pkt, h.e.sayAt
+	c := h.c
+	for len(h.shown) > 0 && !h.released {
+		why, ends := h.ends(m, pkt)
+		if !ends {
+			break
+		}
 		x := h.shown[0]
 		h.shown = h.shown[1:]
-		h.e.pkt = x.pkt
-		h.checkAckGap(x.seq)
+		h.e.sayAt = x.pkt
+		h.checkAckGap(x.seq, why)
 		if len(h.shown) == 0 && h.ackHole() {
 			// acknowledged by ACKs that showed no hole of their own
 			// (ackSeen), now that the holes before are declared
-			h.checkAckGap(h.ackEnd())
+			h.checkAckGap(h.ackEnd(), why)
+		}
+		if m == expireOver {
+			// the frames the hole held go on, so that what is
+			// held is counted again for the next
+			h.e.sayAt = at
+			h.e.releaseHeld(c)
 		}
 	}
-	h.e.pkt = pkt
+	h.e.sayAt = at
 	h.settleHold()
 	h.e.releaseHeld(h.c)
 	if c := h.c; c.Closed && c.half[0].finDone() && c.half[1].finDone() {
 		h.e.finishConn(c) // it waited for these bytes to end
 	}
+}
+
+// ends reports whether the wait for the oldest hole shown ends, as m
+// says, at packet pkt, and why the hole is then declared lost.
+func (h *half) ends(m expiry, pkt int) (why string, ok bool) {
+	why = "acknowledged by peer but not captured"
+	c, limit := h.c, h.e.opts.MaxStreamBuffer
+	switch {
+	case m == expireAll, h.shown[0].until < pkt:
+		return why, true
+	case m != expireOver || len(c.held) == 0 || c.held[0].f.dir == h.idx:
+		// (the oldest held frame waits for the other stream)
+		return "", false
+	case len(c.held) > maxHeld:
+		return why + textfmt.Sprintf(", and waited for no longer: %d frames of the other side were held, past %d", len(c.held), maxHeld), true
+	case c.heldBytes > limit:
+		return why + textfmt.Sprintf(", and waited for no longer: %d bytes of the other side's frames were held, past %d", c.heldBytes, limit), true
+	}
+	return "", false
 }
 
 // idle ends a reading of the stream (busy), and then a hold that ended
@@ -408,10 +461,9 @@ func (h *half) idle() {
 	if h.busy > 0 {
 		return
 	}
-	if h.expireLater {
-		all := h.expireAll
-		h.expireLater, h.expireAll = false, false
-		h.expireHold(all)
+	if m := h.expireLater; m != expireNone {
+		h.expireLater = expireNone
+		h.expireHold(m)
 	}
 	if c := h.c; c.finishLater && c.half[0].busy == 0 && c.half[1].busy == 0 {
 		c.finishLater = false
@@ -426,12 +478,12 @@ func (h *half) idle() {
 // the frame they belonged to is closed as lost now, before the peer's
 // answer is framed, rather than left waiting for bytes that will not
 // come.
-func (h *half) checkAckGap(upTo uint32) {
+func (h *half) checkAckGap(upTo uint32, why string) {
 	if !h.ackValid || h.released || !h.started {
 		return
 	}
 	for h.segs.len() > 0 && !h.released && int32(h.next-upTo) < 0 && int32(h.peerAck-h.segs.first().seq) >= 0 {
-		h.forceGap("acknowledged by peer but not captured")
+		h.forceGap(why)
 	}
 	end := h.ackEnd()
 	d := int32(end - h.next)
@@ -443,7 +495,7 @@ func (h *half) checkAckGap(upTo uint32) {
 	h.e.res.Gaps++
 	h.e.res.LostBytes += int64(d)
 	if h.e.lossGaps.add(h, h.off, int64(d)) {
-		h.e.note(h.c, "gap: %d bytes missing at stream offset %d (acknowledged by peer but not captured)", d, h.off)
+		h.e.note(h.c, "gap: %d bytes missing at stream offset %d (%s)", d, h.off, why)
 	}
 	h.next = end
 	h.gap(int64(d))
@@ -518,11 +570,19 @@ func (h *half) skip(n int64) {
 }
 
 // endSkip reports bytes skipped while out of sync.
-func (h *half) endSkip() {
-	if h.skipped > 0 {
-		h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), h.bufOff)
-		h.skipped = 0
+func (h *half) endSkip() { h.resynced(h.bufOff) }
+
+// resynced says the bytes skipped while out of sync, the stream in sync
+// again (or ended) at offset at: the first maxFolded times in a note
+// each, the rest folded (engine.resynced).
+func (h *half) resynced(at int64) {
+	if h.skipped <= 0 {
+		return
 	}
+	if h.e.resynced.add(h, at, h.skipped) {
+		h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), at)
+	}
+	h.skipped = 0
 }
 
 // name is who sends the half's bytes: "the client", "the broker", or
@@ -601,7 +661,7 @@ func (h *half) frameData(data []byte, t time.Time, pkt int) {
 	}
 	h.marks = append(h.marks, mark{h.off, t, pkt, h.ord(pkt)})
 	if h.want > bigFrame {
-		if h.synced && len(h.buf) >= 14 && h.headerOK(h.buf) == vYes {
+		if h.synced && len(h.buf) >= 14 && h.headerOK(h.buf, h.bufOff) == vYes {
 			h.gather(data)
 			return
 		}
@@ -676,7 +736,7 @@ func (h *half) cut() {
 	}
 	e := h.e
 	if e.cuts == 0 {
-		e.cutNote = Note{Packet: e.pkt, Conn: h.c, Message: textfmt.Sprintf("stream offset %d of %s", h.bufOff, h.stream())}
+		e.cutNote = Note{Packet: e.notePkt(), Conn: h.c, Message: textfmt.Sprintf("stream offset %d of %s", h.bufOff, h.stream())}
 	}
 	e.cuts++
 	e.cutBytes += int64(n)
@@ -915,7 +975,7 @@ func (h *half) damaged(fend int64) bool {
 
 func (h *half) loseSync(at int64) {
 	h.clean = false
-	if h.synced {
+	if h.synced && h.e.lostSync.add(h, at, 0) {
 		h.e.note(h.c, "lost frame sync in %s at offset %d", h.stream(), at)
 	}
 	h.skip(int64(h.held()))
@@ -956,11 +1016,11 @@ func (h *half) role() int {
 func (h *half) candidate(b []byte, off int64) verdict {
 	switch h.role() {
 	case roleClient:
-		return h.reqCandidate(b)
+		return h.reqCandidate(b, off)
 	case roleBroker:
 		return h.respCandidate(b, off)
 	}
-	v := h.reqCandidate(b)
+	v := h.reqCandidate(b, off)
 	if v == vYes {
 		return v
 	}
@@ -970,7 +1030,7 @@ func (h *half) candidate(b []byte, off int64) verdict {
 	return v
 }
 
-func (h *half) reqCandidate(b []byte) verdict {
+func (h *half) reqCandidate(b []byte, off int64) verdict {
 	max := h.e.opts.MaxFrame
 	size, v := candidateSize(b, 8, max)
 	if v != vYes {
@@ -986,6 +1046,9 @@ func (h *half) reqCandidate(b []byte) verdict {
 			return vNo
 		}
 		return vMore
+	}
+	if size >= 10 && isFarVersion(b) && !farVersion(b, int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:])), false) {
+		return h.farChained(b, off)
 	}
 	if !looksLikeRequest(b, max) {
 		return vNo
@@ -1288,8 +1351,9 @@ func (h *half) byItsSize(b []byte) verdict {
 	return vNo
 }
 
-// headerOK checks the header of the next frame while in sync.
-func (h *half) headerOK(b []byte) verdict {
+// headerOK checks the header of the next frame, at stream offset at,
+// while in sync.
+func (h *half) headerOK(b []byte, at int64) verdict {
 	size, ok := frameSize(b, 4, h.e.opts.MaxFrame)
 	if !ok {
 		return vNo
@@ -1302,10 +1366,120 @@ func (h *half) headerOK(b []byte) verdict {
 			return vMore
 		}
 		if !looksLikeRequest(b, h.e.opts.MaxFrame) {
-			return vNo
+			return h.follows(b, at)
 		}
 	}
 	return vYes
+}
+
+// follows judges, in sync, a request header at stream offset at whose
+// version is past the margin for a newer Kafka and whose client id does
+// not vouch for it (null, short or binary: farVersion): the request
+// framed just before it, ending at at, vouches for it instead when it
+// is the same client's next (sameClient's test, against h.last).
+func (h *half) follows(b []byte, at int64) verdict {
+	if len(b) < 14 || !isFarVersion(b) {
+		return vNo
+	}
+	size := int(binary.BigEndian.Uint32(b))
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	if at+1 == h.chained {
+		return vYes // farChained found it so, resynchronising
+	}
+	l := &h.last
+	if !l.ok || l.end != at || cl == 0 || cl != l.idLen || cl > size-10 || !nextCorr(l.corr, corr) {
+		return vNo
+	}
+	if len(b) < 14+max(cl, 0) {
+		return vMore // the client id, within the frame, to come
+	}
+	if clientIDSum(b, cl) != l.idSum {
+		return vNo
+	}
+	return vYes
+}
+
+// lastReq is what follows needs of the request a half framed last: where
+// it ended, its correlation id, its client id's length and checksum.
+type lastReq struct {
+	ok    bool
+	end   int64
+	corr  int32
+	idLen int
+	idSum uint32
+}
+
+// clientIDSum is the checksum of the client id of cl bytes (-1 for
+// null) of the request header at b, which holds it.
+func clientIDSum(b []byte, cl int) uint32 {
+	return crc32.ChecksumIEEE(b[14 : 14+max(cl, 0)])
+}
+
+// maxCorrStep is how far past a request's correlation id the next
+// request of the same client on its connection may number itself: a
+// client numbers its requests in order, one at a time, some (Java's)
+// over all its connections at once.
+const maxCorrStep = 1 << 12
+
+// nextCorr reports whether next can be the correlation id of the request
+// a client sent after one numbered corr.
+func nextCorr(corr, next int32) bool {
+	return corr >= 0 && next > corr && int64(next)-int64(corr) <= maxCorrStep
+}
+
+// sameClient reports whether n, the header of the frame after the request
+// header a, at least 14 bytes and a's client id long, is the header of the
+// same client's next request: a plausible size and API (at any version
+// past the margin too), a correlation id past a's (nextCorr) and the
+// same client id, within its frame. A client sends the same client id
+// in each request, and numbers them in order, which random bytes, or a
+// broker's responses, rarely do.
+func sameClient(a, n []byte, max int) bool {
+	size, ok := frameSize(n, 10, max)
+	if !ok {
+		return false
+	}
+	key, ver := int16(binary.BigEndian.Uint16(n[4:])), int16(binary.BigEndian.Uint16(n[6:]))
+	if !plausibleKey(key) || !plausibleVersion(key, ver) && !isFarVersion(n) {
+		return false
+	}
+	if !nextCorr(int32(binary.BigEndian.Uint32(a[8:])), int32(binary.BigEndian.Uint32(n[8:]))) {
+		return false
+	}
+	cl := int(int16(binary.BigEndian.Uint16(a[12:])))
+	if int(int16(binary.BigEndian.Uint16(n[12:]))) != cl || cl > int(size)-10 {
+		return false
+	}
+	return cl <= 0 || bytes.Equal(a[14:14+cl], n[14:14+cl])
+}
+
+// farChained is reqCandidate's test of a request header at a version past
+// the margin for a newer Kafka whose client id does not vouch for it
+// (null, short or binary: farVersion): the next frame's header vouches for
+// it instead when it is the same client's next request (sameClient), all
+// there; the frame, of 1 MiB at most, must end before it.
+func (h *half) farChained(b []byte, off int64) verdict {
+	limit := h.e.opts.MaxFrame
+	size := binary.BigEndian.Uint32(b)
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	if size < 10 || size > 1<<20 || corr < 0 || cl < -1 || cl == 0 || cl > int(size)-10 {
+		// (an empty client id is what zeros read as: nothing vouches)
+		return vNo
+	}
+	end := 4 + int(size)
+	if len(b) < end+14+max(cl, 0) {
+		if h.final {
+			return vNo
+		}
+		return vMore
+	}
+	if sameClient(b, b[end:], limit) {
+		h.chained = off + 1 // in sync now, follows takes it
+		return vYes
+	}
+	return vNo
 }
 
 const nonKafkaSkip = 256 << 10
@@ -1381,10 +1555,7 @@ func (h *half) scan(buf []byte) int {
 				break
 			}
 			h.synced, h.tentative = true, true
-			if h.skipped > 0 {
-				h.e.note(h.c, "skipped %d bytes of %s to resynchronise at offset %d", h.skipped, h.stream(), h.bufOff+int64(p))
-				h.skipped = 0
-			}
+			h.resynced(h.bufOff + int64(p))
 			continue
 		}
 		if len(rest) < 4 {
@@ -1400,7 +1571,7 @@ func (h *half) scan(buf []byte) int {
 				continue
 			}
 		}
-		ok := h.headerOK(rest)
+		ok := h.headerOK(rest, h.bufOff+int64(p))
 		if ok == vNo {
 			v := vNo
 			if h.clean {
@@ -1501,6 +1672,12 @@ func (h *half) emitOwn(b []byte, off int64, missing int64, token bool) {
 		h.c.saslRaw = true
 	}
 	f.firstPkt = h.e.pkt
+	if !token && missing == 0 && len(b) >= 14 && h.role() != roleBroker {
+		// what follows needs to take the next request of its client
+		if cl := int(int16(binary.BigEndian.Uint16(b[12:]))); cl >= -1 && 14+max(cl, 0) <= len(b) {
+			h.last = lastReq{true, off + int64(len(b)), int32(binary.BigEndian.Uint32(b[8:])), cl, clientIDSum(b, cl)}
+		}
+	}
 	if h.tentative && missing == 0 && h.answers(b, h.pktAt(off)) {
 		h.tentative = false // borne out
 	}
