@@ -1118,6 +1118,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 				typ = "avro block count and byte size"
 			}
 			e := w.node("count", typ, schema.Int64, hdr, q)
+			e.Role = tree.RoleFraming // the container's path, not a map key "count"'s
 			e.Flags |= tree.Varint
 			e.Int = c
 			w.add(n, e)
@@ -1131,6 +1132,7 @@ func (w *walker) avroBlocks(t *avroType, n *tree.Node, p int) int {
 					return hdr
 				}
 				e := w.node("end", "avro block count 0", schema.Int64, hdr, q)
+				e.Role = tree.RoleFraming // the container's path, not a map key "end"'s
 				e.Flags |= tree.Varint
 				w.add(n, e)
 			}
