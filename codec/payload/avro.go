@@ -234,6 +234,10 @@ type avroRef struct {
 	// names and aliases).
 	names map[string]avro.Schema
 	err   error
+	// lacks is the name it stopped at when err is that a type is
+	// unknown (lacking), its last part.
+	lacks   string
+	lacking bool
 	// touched are the references its parse looked at (those defining a
 	// name it lacked, and theirs); clean, that none of them waited on a
 	// parse under way (names that loop).
@@ -249,6 +253,20 @@ type avroResolver struct {
 	shared  bool
 	local   []*avroRef
 	parsing []bool
+	// lackers are, by a name, the references in local whose parse
+	// stopped lacking it.
+	lackers map[string][]int
+}
+
+// setLocal makes r reference i's parse for this schema.
+func (c *avroResolver) setLocal(i int, r *avroRef) {
+	c.local[i] = r
+	if r.lacking {
+		if c.lackers == nil {
+			c.lackers = map[string][]int{}
+		}
+		c.lackers[r.lacks] = append(c.lackers[r.lacks], i)
+	}
 }
 
 // resolve is reference i's parse, nil while it is under way.
@@ -258,7 +276,7 @@ func (c *avroResolver) resolve(i int) *avroRef {
 	}
 	if c.shared {
 		if r := c.u.kept[i]; r != nil && !r.touched.meets(c.out) {
-			c.local[i] = r
+			c.setLocal(i, r)
 			return r
 		}
 	}
@@ -269,11 +287,12 @@ func (c *avroResolver) resolve(i int) *avroRef {
 	p := c.parse(c.u.refs[i].Schema.Text, i)
 	c.parsing[i] = false
 	r := &avroRef{err: p.err, touched: p.touched, clean: p.clean}
+	r.lacks, r.lacking = avroUnknown(p.err)
 	if p.err == nil {
 		r.names = map[string]avro.Schema{}
 		avroOwn(p.sc, p.cache, p.given, r.names)
 	}
-	c.local[i] = r
+	c.setLocal(i, r)
 	// A parse that is not clean is not kept: what it found depends on
 	// which parses were under way when it began (the schema compiled
 	// first, the names its text reached first), not on the reference
@@ -297,11 +316,13 @@ func (c *avroResolver) resolve(i int) *avroRef {
 	// cost one for each file in the loop (52 for each of 51 files:
 	// BenchmarkAvroRefsLoop, 320 ms the folder, 96 ms now); a file naming
 	// into a loop still parses the loop's files again with the types
-	// given, one each (TestAvroRefsSameResults logs them). What is left
-	// grows faster than the parses: each file's inline walks the loop's
-	// failed parses from each of them (failsFor, a walk along the loop
-	// each), cubic in the loop's length for the folder, half the time
-	// of a loop of 255 files (some 10 s, 17 s before).
+	// given, one each (TestAvroRefsSameResults logs them). Each file's
+	// type is the whole loop, read from a text that holds it (inline):
+	// quadratic in the loop's length for the folder all the same (a
+	// loop of 255 files, the most references a schema follows: 3 s of
+	// CPU, 8 s before the bare parses were kept and failing found the
+	// definers that fail in one walk, where inline walked the loop for
+	// each name it put in).
 	if c.shared && r.clean && !r.touched.meets(c.out) {
 		c.u.kept[i] = r
 	}
@@ -399,21 +420,22 @@ func (c *avroResolver) inline(text, name string, cache *avro.SchemaCache) (strin
 	if !ok {
 		return "", false
 	}
-	var own map[string]bool // the names text defines, read once asked
-	defs := map[int]any{}   // definers' texts read as JSON
+	var fails map[int]bool // the definers failing for text (failing), found once asked
+	defs := map[int]any{}  // definers' texts read as JSON
 	def := func(lp string) (any, bool) {
 		for _, i := range c.u.define(lp) {
 			if c.out.has(i) {
 				continue
 			}
 			if !c.parsing[i] {
-				if own == nil {
-					own = map[string]bool{}
+				if fails == nil {
+					own := map[string]bool{}
 					for _, n := range avroDefines(text) {
 						own[n] = true
 					}
+					fails = c.failing(own)
 				}
-				if !c.failsFor(i, own, map[int]bool{}) {
+				if !fails[i] {
 					continue
 				}
 			}
@@ -442,27 +464,46 @@ func (c *avroResolver) inline(text, name string, cache *avro.SchemaCache) (strin
 	return b.String(), true
 }
 
-// failsFor reports whether reference i's parse failed lacking a name of
-// own, or a name whose definers' parses fail so in turn.
-func (c *avroResolver) failsFor(i int, own map[string]bool, seen map[int]bool) bool {
-	r := c.local[i]
-	if r == nil || seen[i] {
-		return false
-	}
-	seen[i] = true
-	m, ok := avroUnknown(r.err)
-	if !ok {
-		return false
-	}
-	if own[m] {
-		return true
-	}
-	for _, j := range c.u.define(m) {
-		if !c.out.has(j) && c.failsFor(j, own, seen) {
-			return true
+// failing is the references whose parse failed lacking a name of own,
+// or a name whose definers' parses (not left out) fail so in turn: found
+// back from the first, along "lacks a name it defines", each reference
+// once. (Asked for each definer, a walk forward from it cost a walk
+// along a loop of references for each name inline put in: cubic in the
+// loop's length for a folder of its files, half the time of one of 255.)
+// Nothing is parsed while inline asks, so it holds for the whole call.
+func (c *avroResolver) failing(own map[string]bool) map[int]bool {
+	fails := map[int]bool{}
+	var todo []int
+	for n := range own {
+		for _, i := range c.lackers[n] {
+			if !fails[i] {
+				fails[i] = true
+				todo = append(todo, i)
+			}
 		}
 	}
-	return false
+	if len(todo) == 0 {
+		return fails
+	}
+	lackers := map[int][]int{} // by reference, those lacking a name it defines
+	for m, is := range c.lackers {
+		for _, j := range c.u.define(m) {
+			if !c.out.has(j) {
+				lackers[j] = append(lackers[j], is...)
+			}
+		}
+	}
+	for len(todo) > 0 {
+		j := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, i := range lackers[j] {
+			if !fails[i] {
+				fails[i] = true
+				todo = append(todo, i)
+			}
+		}
+	}
+	return fails
 }
 
 // avroInliner walks a schema's JSON as hamba's parse meets its types,
