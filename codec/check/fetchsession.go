@@ -62,20 +62,26 @@ type sessionState struct {
 	// prev is the step before the last fetch's: a fetch handed out after
 	// that one though sent before it (its answer not captured: its
 	// connection closed with it in flight) is judged by it when it was
-	// sent after prev's fetch (hasPrev).
-	prev    sessionStep
-	hasPrev bool
-	said    bool // a wrong epoch was said: once a session
+	// sent after prev's fetch (hasPrev), its side of Fetch v13 by
+	// prevSide, the session's side then (see lateFetch).
+	prev     sessionStep
+	hasPrev  bool
+	prevSide int8
+	said     bool // a wrong epoch was said: once a session
 	// used says a fetch named the session (continued or closed it):
 	// the client did not leave it unused (conn.fetch-session-unused).
 	used bool
 	// side is the side of Fetch v13 the session was created on, by a
 	// full fetch at version created (conv.fetch-session-topic-ids); 0:
 	// not known (the capture did not hold its creation, or it was closed
-	// since). sideSaid: a switch was said, once a session.
-	side     int8
-	sideSaid bool
-	created  int16
+	// since). sideSaid: a switch was said, once a session. createdAt is
+	// where the answer that created it is (the client can name it only
+	// after): a late fetch sent before it is of an older session of the
+	// id.
+	side      int8
+	sideSaid  bool
+	created   int16
+	createdAt int
 }
 
 // sessionStep is where a session was after one of its fetches.
@@ -94,7 +100,7 @@ type sessionStep struct {
 // step moves the session on by a fetch: its next epoch and last, and
 // where that fetch was.
 func (s *sessionState) step(next, last int32, pos, lost int) {
-	s.prev, s.hasPrev = s.sessionStep, true
+	s.prev, s.hasPrev, s.prevSide = s.sessionStep, true, s.side
 	s.sessionStep = sessionStep{next, last, pos, lost}
 }
 
@@ -132,9 +138,13 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 	k := sessionKey{broker, id}
 	s := c.sessions[k]
 	pos := reqPos(&a.x)
+	answered := rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.HasSession
 	if id != 0 && s != nil && pos < s.pos {
 		s.used = true
-		c.lateFetch(a, k, s)
+		switched := c.lateFetch(a, k, s)
+		if answered && req.Err == nil {
+			c.fetchAnswer(a, cs, switched)
+		}
 		return
 	}
 	switched := false // an incremental fetch on the other side of v13 from its session's
@@ -150,7 +160,7 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 	case epoch > 0:
 		if s != nil && s.side != 0 && sideOf(req.Version) != s.side {
 			switched = s.lost == c.lost
-			c.sessionSide(a, k, s)
+			c.sessionSide(a, k, s, s.sessionStep, s.side)
 		} else if s == nil && c.sessionsForgot {
 			// The limit cut what the rules follow: the session may be
 			// one whose creation they forgot.
@@ -168,7 +178,6 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 		// out over this connection before is left behind.
 		c.unusedSession(a, cs, broker)
 	}
-	answered := rsp.Present && rsp.Err == nil && !rsp.Guessed && rsp.HasSession
 	if answered && req.Err == nil {
 		c.fetchAnswer(a, cs, switched)
 	}
@@ -186,7 +195,7 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 		// is at epoch 1, on the side of v13 the fetch was on.
 		n := c.newSession(sessionKey{broker, rsp.SessionID})
 		n.sessionStep = sessionStep{next: 1, pos: pos, lost: c.lost}
-		n.side, n.created = sideOf(req.Version), req.Version
+		n.side, n.created, n.createdAt = sideOf(req.Version), req.Version, respPos(&a.x)
 		cs.given = rsp.SessionID
 		cs.unused.handOut(rsp.SessionID, respPos(&a.x), c.lost)
 	case id != 0 && epoch > 0 && rsp.SessionID != id && s != nil:
@@ -198,26 +207,26 @@ func (c *Checker) fetchSession(a *analysis, cs *connState) {
 }
 
 // sessionSide applies conv.fetch-session-topic-ids to an incremental
-// fetch of session k (s) on the other side of Fetch v13 from the full
-// fetch that created it: judged when nothing was lost since the
-// session's last fetch (a fetch that closed it may be in them), said
-// once a session.
-func (c *Checker) sessionSide(a *analysis, k sessionKey, s *sessionState) {
+// fetch of session k (s) on the other side of Fetch v13 (side, not 0)
+// from the full fetch that created it, the session being at before when
+// the fetch was sent: judged when nothing was lost since before's fetch
+// (a fetch that closed the session may be in them), said once a session.
+func (c *Checker) sessionSide(a *analysis, k sessionKey, s *sessionState, before sessionStep, side int8) {
 	req := &a.req
 	switch {
 	case s.sideSaid:
-	case s.lost != c.lost:
+	case before.lost != c.lost:
 		c.skip(ConvFetchSessionTopicIDs, a.where(Request),
 			"a fetch session's version "+c.afterLoss()+" is not judged (a fetch that closed the session may be in them)")
 	default:
 		s.sideSaid = true
 		answer := sessionAnswer(a, errFetchSessionTopicID, "FETCH_SESSION_TOPIC_ID_ERROR")
-		if s.next != 0 && req.SessionEpoch != s.next {
+		if before.next != 0 && req.SessionEpoch != before.next {
 			// FetchManager checks the epoch first.
 			answer = sessionAnswer(a, errInvalidFetchSessionEpoch, "INVALID_FETCH_SESSION_EPOCH, its epoch being wrong too; at the right epoch, FETCH_SESSION_TOPIC_ID_ERROR")
 		}
 		want := "Fetch v13 or later (topics by id)"
-		if s.side == sideNames {
+		if side == sideNames {
 			want = "Fetch v12 or earlier (topics by name)"
 		}
 		c.add(ConvFetchSessionTopicIDs, a.where(Request),
@@ -438,19 +447,35 @@ func (c *Checker) judgeEpoch(a *analysis, k sessionKey, s *sessionState, before 
 // closed with it in flight, as a consumer's does when it leaves and
 // closes its session over another). Sent after the fetch before that
 // one, it is judged by the step that fetch left (the session has moved
-// on from it, and stays); sent earlier still, it is said not judged. A
-// full fetch tells the session nothing more.
-func (c *Checker) lateFetch(a *analysis, k sessionKey, s *sessionState) {
+// on from it, and stays): its epoch by that step's next, and its side of
+// Fetch v13 by the session's side after that fetch and its answer
+// (prevSide). No fetch of the session came between that one and it (the
+// next is the session's last, sent after it), and a session's side only
+// ever goes from the one it was created on to none (a close, a refusal):
+// a side there is the one the session had when the fetch was sent, none
+// is not judged, as for a fetch in order. Sent earlier still, it is said
+// not judged. A full fetch tells the session nothing more. It reports
+// whether the fetch switched sides of v13, judged so (for
+// conv.fetch-session-answer, should its answer be captured all the same).
+func (c *Checker) lateFetch(a *analysis, k sessionKey, s *sessionState) (switched bool) {
 	req := &a.req
 	pos := reqPos(&a.x)
 	switch {
 	case req.SessionEpoch <= 0:
 	case s.hasPrev && s.prev.pos < pos:
+		if s.prevSide != 0 && pos > s.createdAt && sideOf(req.Version) != s.prevSide {
+			switched = s.prev.lost == c.lost
+			c.sessionSide(a, k, s, s.prev, s.prevSide)
+		}
 		c.judgeEpoch(a, k, s, s.prev)
 	default:
-		c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"),
-			"a fetch whose exchange ended after later fetches' of its session (its answer was not captured) is not judged")
+		why := "a fetch whose exchange ended after later fetches' of its session (its answer was not captured) is not judged"
+		c.skip(ConvFetchSession, a.at(Request, req.SessionEpochAt, 0, "body.sessionEpoch"), why)
+		if s.created != 0 {
+			c.skip(ConvFetchSessionTopicIDs, a.where(Request), why)
+		}
 	}
+	return switched
 }
 
 // sessionAnswer says how Kafka answers a fetch a session rule flags:

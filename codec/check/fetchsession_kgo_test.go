@@ -184,7 +184,7 @@ func TestFetchSessionsOfARealConsumer(t *testing.T) {
 	require.GreaterOrEqual(t, got, 30)
 
 	xs := rec.exchanges()
-	incremental, closed := 0, 0
+	incremental, closed, inFlight := 0, 0, 0
 	var patch *Exchange
 	var patchAt int
 	for i := range xs {
@@ -196,6 +196,9 @@ func TestFetchSessionsOfARealConsumer(t *testing.T) {
 		switch e := q.SessionEpoch; {
 		case e >= 1:
 			incremental++
+			if x.Response == nil {
+				inFlight++ // handed out when its connection closed, after the close
+			}
 			if e == 3 && patch == nil && x.Response != nil {
 				patch, patchAt = x, at
 			}
@@ -203,17 +206,51 @@ func TestFetchSessionsOfARealConsumer(t *testing.T) {
 			closed++
 		}
 	}
-	t.Logf("%d exchanges over %d connections: %d incremental fetches, %d sessions closed", len(xs), len(rec.conns), incremental, closed)
+	t.Logf("%d exchanges over %d connections: %d incremental fetches (%d in flight when the client left), %d sessions closed", len(xs), len(rec.conns), incremental, inFlight, closed)
 	require.Greater(t, incremental, 10, "kgo's incremental fetches")
 	require.Positive(t, closed, "kgo closes its sessions when it leaves")
 	require.NotNil(t, patch)
 
 	fs := Check(xs)
-	for _, id := range []string{"conv.fetch-session", "frame.fetch-session", "frame.fetch-forgotten", "conn.fetch-session-unused"} {
+	for _, id := range []string{"conv.fetch-session", "conv.fetch-session-topic-ids", "conv.fetch-session-answer", "frame.fetch-session", "frame.fetch-forgotten", "conn.fetch-session-unused"} {
 		require.Empty(t, judged(fs, id), findingLines(fs))
 	}
 	require.NotContains(t, skippedIDs(fs), "conv.fetch-session", findingLines(fs))
+	require.NotContains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
 	require.NotContains(t, skippedIDs(fs), "conn.fetch-session-unused", findingLines(fs))
+
+	// Each session's last incremental fetch before its close in flight
+	// when the client left, as kgo's sometimes is: never answered,
+	// handed out at the end, after the close. Judged as the fetch
+	// before it left the session (its epoch, its side of v13), it is
+	// found right, and nothing is said not judged.
+	late := append([]Exchange(nil), xs...)
+	made := 0
+	for i := range late {
+		c, _ := fetchOf(t, late[i].Request)
+		if c == nil || c.Version < 7 || c.SessionEpoch != -1 || c.SessionID == 0 {
+			continue
+		}
+		last := -1
+		for j := range late {
+			q, _ := fetchOf(t, late[j].Request)
+			if q != nil && q.Version >= 7 && q.SessionID == c.SessionID && q.SessionEpoch > 0 && late[j].Conn.Broker == late[i].Conn.Broker &&
+				late[j].RequestPacket < late[i].RequestPacket && (last < 0 || late[j].RequestPacket > late[last].RequestPacket) {
+				last = j
+			}
+		}
+		if last >= 0 && late[last].Response != nil {
+			late[last].Response, late[last].ResponsePacket, late[last].ConnClosed = nil, 0, true
+			made++
+		}
+	}
+	require.Positive(t, made)
+	sort.SliceStable(late, func(i, j int) bool { return late[i].Response != nil && late[j].Response == nil })
+	fs = Check(late)
+	for _, id := range []string{"conv.fetch-session", "conv.fetch-session-topic-ids", "conv.fetch-session-answer"} {
+		require.Empty(t, judged(fs, id), findingLines(fs))
+		require.NotContains(t, skippedIDs(fs), id, findingLines(fs))
+	}
 
 	// Epoch 3 sent as 4.
 	b := append([]byte(nil), patch.Request...)

@@ -498,6 +498,83 @@ func TestFetchSessionTopicIDsNot(t *testing.T) {
 	require.Contains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
 }
 
+// A fetch handed out after later fetches of its session (its connection
+// closed with it in flight, the session closed over another connection
+// since, as franz-go does when it leaves) is judged for its side of v13
+// by the session as the fetch before it left it: a Fetch v13 in a
+// session a Fetch v12 created is flagged there, at its request; one at
+// the session's own version, or sent after the session was refused
+// (FETCH_SESSION_ID_NOT_FOUND: its side not known), is not. One sent
+// before the fetch before the last is said not judged. An answer
+// captured all the same that accepts the switch is
+// conv.fetch-session-answer's.
+func TestFetchSessionTopicIDsLateFetch(t *testing.T) {
+	cn := fresh()
+	other := &Conn{ID: 2, Client: "10.0.0.1:40002", Broker: "10.0.0.9:9092", FromStart: true}
+	// session(cn, 2): created as 5 by a Fetch v12 at packet 10, epochs 1
+	// and 2 at 12 and 14; closed over other at 17; then a fetch of it
+	// there answered FETCH_SESSION_ID_NOT_FOUND.
+	run := func(late Exchange, before ...Exchange) []Finding {
+		xs := append(session(cn, 2), before...)
+		xs = append(xs, sessX(other, 17, 1, 5, -1, 0, 0), late)
+		return Check(append(xs, sessX(other, 30, 2, 5, 1, 70, 0)))
+	}
+	inFlight := func(v int16, pos int, epoch int32) Exchange {
+		x := sessXV(v, cn, pos, 4, 5, epoch, 0, 0, 0)
+		x.Response, x.ConnClosed = nil, true
+		return x
+	}
+
+	fs := run(inFlight(13, 16, 3))
+	require.Equal(t, []string{"conv.fetch-session-topic-ids"}, ruleIDs(fs), findingLines(fs))
+	got := judged(fs, "conv.fetch-session-topic-ids")
+	require.Len(t, got, 1, findingLines(fs))
+	require.Equal(t, 16, got[0].Where.Packet)
+	require.Equal(t, Request, got[0].Where.Side)
+	require.True(t, strings.HasSuffix(got[0].String(), "a Fetch v12, which names topics by name, created the session: a session keeps the side of v13 it was created on (Kafka answers FETCH_SESSION_TOPIC_ID_ERROR), expected Fetch v12 or earlier (topics by name), as the session was created, or a full fetch (epoch 0) for a new session, found Fetch v13, session id 5, epoch 3"), got[0].String())
+
+	// Its epoch wrong too: both said, Kafka checking the epoch first.
+	fs = run(inFlight(13, 16, 4))
+	require.Equal(t, []string{"conv.fetch-session", "conv.fetch-session-topic-ids"}, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, judged(fs, "conv.fetch-session-topic-ids")[0].What, "(Kafka answers INVALID_FETCH_SESSION_EPOCH, its epoch being wrong too; at the right epoch, FETCH_SESSION_TOPIC_ID_ERROR)")
+
+	// Its answer captured, after the close's: the broker accepted it.
+	answered := sessXV(13, cn, 16, 4, 5, 3, 0, 5, 0)
+	answered.ResponsePacket = 20
+	fs = run(answered)
+	require.Equal(t, []string{"conv.fetch-session-answer", "conv.fetch-session-topic-ids"}, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, judged(fs, "conv.fetch-session-answer")[0].What, "the broker accepts an incremental fetch of session 5 at Fetch v13")
+
+	// Valid: at the session's own version (a Fetch v12, or v7, both
+	// naming topics by name).
+	for _, v := range []int16{12, 7} {
+		fs = run(inFlight(v, 16, 3))
+		require.Empty(t, ruleIDs(fs), findingLines(fs))
+		require.NotContains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
+		require.NotContains(t, skippedIDs(fs), "conv.fetch-session", findingLines(fs))
+	}
+	// The fetch at epoch 2 refused FETCH_SESSION_ID_NOT_FOUND (the
+	// broker holds no such session), then the session closed at 18:
+	// the fetch in flight from 16 continues a session gone, on no side.
+	refused := sessX(cn, 14, 3, 5, 2, 70, 0)
+	xs := append(session(cn, 1), refused, sessX(other, 18, 1, 5, -1, 0, 0), inFlight(13, 16, 3))
+	fs = Check(xs)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.NotContains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
+
+	// Sent before the fetch at epoch 2 (at 13): said not judged.
+	fs = run(inFlight(13, 13, 2))
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
+
+	// Bytes lost since the fetch before it: said not judged.
+	lost := inFlight(13, 16, 3)
+	lost.Gaps, lost.StreamGaps = 1, 1
+	fs = run(lost)
+	require.Empty(t, ruleIDs(fs), findingLines(fs))
+	require.Contains(t, skippedIDs(fs), "conv.fetch-session-topic-ids", findingLines(fs))
+}
+
 // The broker's answers Kafka's FetchManager never gives: each flagged at
 // the response's field, once a connection for each kind.
 func TestFetchSessionAnswer(t *testing.T) {

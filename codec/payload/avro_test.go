@@ -362,6 +362,29 @@ func TestAvroRefsParsedOnce(t *testing.T) {
 	}
 }
 
+// TestAvroRefsLoopParsedOnce: a folder of 51 files whose records name
+// each other in one loop reads each file as the loop, the files' texts
+// that do not parse alone (each lacking the next file's type) tried
+// alone once for the folder (AvroRefs.bare), not once for each file
+// that reaches them: some 2 parses a file, where each file parsed the
+// 50 others (2,652 parses).
+func TestAvroRefsLoopParsedOnce(t *testing.T) {
+	refs := avroChainRefs(51, 0) // t000 names t050, each other the one before it
+	schemas := avroFolder(refs)
+	u := NewAvroRefs(refs)
+	before := avroParses.Load()
+	for i, s := range schemas {
+		s := *s
+		s.Avro = u
+		if got := avroResult(&s); got != "51 records in a loop" {
+			t.Fatalf("%d: %s", i, got)
+		}
+	}
+	if n := avroParses.Load() - before; n > 3*int64(len(schemas)) {
+		t.Errorf("%d parses for %d schemas", n, len(schemas))
+	}
+}
+
 // TestAvroRefsSameResults: with AvroRefs, each schema of a folder
 // compiles as without it, in any order and from several goroutines:
 // with types that name each other in a loop, a schema given references

@@ -233,3 +233,25 @@ func BenchmarkJSON(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) { benchKwire(b, d, []byte(c.text), false) })
 	}
 }
+
+// BenchmarkAvroRefsLoop compiles every schema of a folder of 51 .avsc
+// files whose records name each other in one loop, through one AvroRefs,
+// as kwire's --schemas folder does: each file's schema reaches the loop,
+// whose parses are not kept (avroRef.clean). parses/op counts hamba's.
+func BenchmarkAvroRefsLoop(b *testing.B) {
+	refs := avroChainRefs(51, 0) // t000 names t050, each other the one before it
+	schemas := avroFolder(refs)
+	b.ReportAllocs()
+	before := avroParses.Load()
+	for i := 0; i < b.N; i++ {
+		u := NewAvroRefs(refs)
+		for _, s := range schemas {
+			s := *s
+			s.Avro = u
+			if got := avroResult(&s); got != "51 records in a loop" {
+				b.Fatal(got)
+			}
+		}
+	}
+	b.ReportMetric(float64(avroParses.Load()-before)/float64(b.N), "parses/op")
+}

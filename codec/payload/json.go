@@ -396,10 +396,11 @@ func isHex4(b []byte) bool {
 // The nodes tile the text: a member's node starts where the one before it
 // ended, the white space, comma, key and colon before its value being its
 // prefix, and a container's closing bracket (with the white space before
-// it) is a node "end" after its last member. A limit that cuts the value
-// short takes the member out whole, its key too (the limit's warning says
-// where it stopped): a key left without its value made the key's or
-// value's object invalid JSON.
+// it) is a node "end" after its last member, of role tree.RoleFraming:
+// no member, its path the container's, so a member named "end" keeps its
+// own. A limit that cuts the value short takes the member out whole, its
+// key too (the limit's warning says where it stopped): a key left without
+// its value made the key's or value's object invalid JSON.
 func (w *walker) jsonValue(start, end int, name string) {
 	mark := len(w.out)
 	w.decoded()
@@ -786,6 +787,7 @@ func (w *walker) jsonNode(s *jsonScan, n *tree.Node, start int) {
 				return
 			}
 			e := w.node("end", "json "+string(b[s.p-1]), schema.Invalid, from, s.p)
+			e.Role = tree.RoleFraming // the container's path, not a member "end"'s
 			w.add(n, e)
 		}
 		n.Int = int64(idx)

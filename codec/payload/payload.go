@@ -41,7 +41,10 @@
 // key or value node: "magic" (int8), "schemaId" (int32), "messageIndexes"
 // (varint elements), then one node for the data: "avro", "protobuf" or
 // "json", whose children are the fields with their own spans. Types read
-// "avro record Order", "protobuf int64", "json object" and so on.
+// "avro record Order", "protobuf int64", "json object" and so on. A
+// container's own bytes after or between its members (a JSON closing
+// bracket "end", an Avro array's or map's block counts "count" and
+// "end") are nodes of role tree.RoleFraming, on the container's path.
 package payload
 
 import (

@@ -28,7 +28,7 @@ func (n *Node) Get(name string) *Node {
 		return nil
 	}
 	for _, c := range n.Children {
-		if c.name() == name {
+		if c.name() == name && c.Role != RoleFraming {
 			return c
 		}
 	}
@@ -197,7 +197,7 @@ func (n *Node) names() []string {
 		switch {
 		case c.Role == RoleTags:
 			out = append(out, c.names()...)
-		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing:
+		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing || c.Role == RoleFraming:
 		default:
 			out = append(out, c.name())
 		}

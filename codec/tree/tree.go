@@ -19,9 +19,17 @@ const (
 	RoleTrailing               // bytes after the message
 	RoleRaw                    // bytes left undecoded after an error
 	RoleRecord                 // a synthetic node inside records (batch, record, header, ...)
+	// RoleFraming is a container's own bytes between or after its
+	// members, in what a payload reader decoded (a JSON object's or
+	// array's closing bracket, "end"; an Avro array's or map's later
+	// block counts, "count", and closing zero count, "end"): a node so
+	// that the container's children tile its bytes. It holds no value
+	// and is no member: Get does not find it, and its path is its
+	// container's, so a member named "end" or "count" never shares it.
+	RoleFraming
 )
 
-var roleNames = [...]string{"field", "element", "frame", "size", "header", "body", "tags", "unknownTag", "trailing", "raw", "record"}
+var roleNames = [...]string{"field", "element", "frame", "size", "header", "body", "tags", "unknownTag", "trailing", "raw", "record", "framing"}
 
 // String names the role ("field", "element", "frame", ...).
 func (r Role) String() string {

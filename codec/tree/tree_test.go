@@ -57,7 +57,7 @@ func frame() *Node {
 func TestRoleString(t *testing.T) {
 	want := map[Role]string{RoleField: "field", RoleElement: "element", RoleFrame: "frame", RoleSize: "size",
 		RoleHeader: "header", RoleBody: "body", RoleTags: "tags", RoleUnknownTag: "unknownTag",
-		RoleTrailing: "trailing", RoleRaw: "raw", RoleRecord: "record"}
+		RoleTrailing: "trailing", RoleRaw: "raw", RoleRecord: "record", RoleFraming: "framing"}
 	for r, s := range want {
 		require.Equal(t, s, r.String())
 	}

@@ -112,6 +112,8 @@ func pathStep(n *tree.Node, parentName, parentPath string, paths bool) (name, pa
 		return name, n.Name
 	case n.Role == tree.RoleTags:
 		return name, parentPath // the section's fields are named from the struct
+	case n.Role == tree.RoleFraming:
+		return name, parentPath // a closing bracket or block count is its container's
 	}
 	return name, joinPath(parentPath, name, n.Role == tree.RoleElement)
 }

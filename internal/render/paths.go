@@ -206,8 +206,8 @@ func childPath(p *Paths, parent, n *tree.Node, path int32) int32 {
 	switch n.Role {
 	case tree.RoleHeader, tree.RoleBody, tree.RoleSize, tree.RoleTrailing, tree.RoleRaw:
 		return p.child(Root, n.Name, -1)
-	case tree.RoleTags:
-		return path
+	case tree.RoleTags, tree.RoleFraming:
+		return path // a tag section's fields are the struct's; a closing bracket, its container's
 	case tree.RoleElement:
 		return p.child(path, "", int32(n.Index))
 	case tree.RoleUnknownTag:
