@@ -273,9 +273,9 @@ func BenchmarkBrokerExampleAnswer(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var dec codec.Decoder
-			br.topics["orders"].logs[1], _ = keep(nil, must(codec.Decode(frame(schema.KeyProduce, 3, map[string]any{"acks": -1, "timeoutMs": 1000,
+			br.topics["orders"].logs[1], _ = keep(nil, must(must(codec.Decode(frame(schema.KeyProduce, 3, map[string]any{"acks": -1, "timeoutMs": 1000,
 				"topicData": []map[string]any{{"name": "orders", "partitionData": []map[string]any{{"index": 0, "records": batch}}}}}), codec.Options{})).
-				Body.Get("topicData").Elem(0).Get("partitionData").Elem(0).Get("records"))
+				Body.Lookup("topicData[0].partitionData[0].records")))
 			b.SetBytes(int64(len(tc.frame)))
 			b.ReportAllocs()
 			for b.Loop() {

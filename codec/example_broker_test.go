@@ -518,7 +518,7 @@ func Example_broker() {
 	// Metadata at v0 and v13: one handler, one answer, each version's fields.
 	for _, v := range []int16{0, 13} {
 		f = must(c.call(schema.KeyMetadata, v, map[string]any{"topics": []map[string]any{{"name": "orders"}}}))
-		orders := f.Body.Get("topics").Elem(0)
+		orders := must(f.Body.Lookup("topics[0]"))
 		id := orders.Get("topicId") // nil at v0, which has no topic ids
 		fmt.Printf("Metadata v%d: %s, %d partitions, topic id %t, cluster %v\n", v,
 			orders.Get("name").Value(), orders.Get("partitions").Count(), id != nil, f.Body.Get("clusterId").Value())

@@ -122,7 +122,7 @@ func ExampleEncode_records() {
 				batch.Get("baseTimestamp").Int+r.Get("timestampDelta").Int, key.Raw, key.Null, r.Get("value").Raw)
 		}
 	}
-	inflated := f.Body.Elem(0).Get("records").Children[0]
+	inflated := must(f.Body.Lookup("[0].records")).Children[0]
 	fmt.Printf("%s: %d bytes, buffer %d\n", inflated.Type, len(f.Buffers[inflated.Buf]), inflated.Buf)
 	// Output:
 	// offset 100, time 1700000000000, key "user-1" (null false), value "signed up"

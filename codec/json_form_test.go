@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -149,7 +150,7 @@ func TestBatchSizeAnnotations(t *testing.T) {
 	recs, err := f.Root.Lookup("body.topicData[0].partitionData[0].records")
 	require.NoError(t, err)
 	for i, want := range []bool{false, true} {
-		bn := recs.Elem(i)
+		bn := at(t, recs, "["+strconv.Itoa(i)+"]")
 		require.NotNil(t, bn)
 		size := bn.End - bn.Start
 		require.EqualValues(t, size, batches[i]["_sizeInBytes"], "batch %d", i)

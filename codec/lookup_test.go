@@ -82,7 +82,7 @@ func TestLookup(t *testing.T) {
 	require.Equal(t, int64(5), at(t, f.Root, "header.correlationId").Int)
 	require.Equal(t, "b1", string(at(t, f.Root, "body.brokers[0].host").Raw))
 	topics := at(t, f.Root, "body.topics")
-	require.Same(t, topics.Elem(1), at(t, topics, "[1]"))
+	require.Same(t, topics.Children[1], at(t, topics, "[1]"))
 	for _, bad := range []string{"", "body.topics[2]", "body.nope", "body..topics", "body.topics[", "body.topics[x]", "body.topics[0", "body.", "body.topics[-1]"} {
 		n, err := f.Root.Lookup(bad)
 		require.Nil(t, n, bad)

@@ -94,7 +94,7 @@ func TestConsumerOffsetsInFetch(t *testing.T) {
 			require.Contains(t, string(js), want)
 		}
 		// Spans: the key's nodes cover its bytes, in order.
-		recs := f.Body.Get("responses").Elem(0).Get("partitions").Elem(0).Get("records")
+		recs := at(t, f.Body, "responses[0].partitions[0].records")
 		require.NotNil(t, recs)
 		var keys []string
 		walkTree(f.Root, func(n *tree.Node) {

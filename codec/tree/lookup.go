@@ -104,8 +104,10 @@ func (n *Node) inflated() bool {
 	return n.Role == RoleRecord && n.Name == "inflated" && strings.HasSuffix(n.Type, " inflated")
 }
 
-// Elem returns item i of the list n holds (see Elems), or nil.
-func (n *Node) Elem(i int) *Node {
+// elem returns item i of the list n holds (see Elems), or nil: Lookup's
+// step "[i]". Not exported: it walks i items to find one, so a loop over
+// it would be quadratic where Elems is linear.
+func (n *Node) elem(i int) *Node {
 	for j, c := range n.Elems() {
 		if j == i {
 			return c
@@ -160,7 +162,7 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			if j == i+1 || j == len(path) || path[j] != ']' {
 				return fail("a malformed index")
 			}
-			next := cur.Elem(idx)
+			next := cur.elem(idx)
 			if next == nil {
 				return fail("no item " + strconv.Itoa(idx) + " (" + strconv.Itoa(cur.Count()) + " there)")
 			}

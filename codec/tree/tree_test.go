@@ -138,7 +138,7 @@ func TestGet(t *testing.T) {
 	topics := body.Children[1]
 	require.Same(t, topics, body.Get("topics"))
 	require.Nil(t, body.Get("Topics"), "Kafka's name is not the JSON name")
-	t0 := body.Get("topics").Elem(0)
+	t0 := body.Get("topics").elem(0)
 	require.Equal(t, 22, t0.Get("topicId").Start, "inside _tagged")
 	require.Nil(t, t0.Get("TopicId"))
 	require.Nil(t, t0.Get("nope"))
@@ -157,10 +157,10 @@ func TestGet(t *testing.T) {
 func TestElem(t *testing.T) {
 	f := frame()
 	topics := f.Get("body").Get("topics")
-	require.Equal(t, 25, topics.Elem(1).Start)
-	require.Nil(t, topics.Elem(2))
-	require.Nil(t, topics.Elem(-1))
-	require.Nil(t, (*Node)(nil).Elem(0))
+	require.Equal(t, 25, topics.elem(1).Start)
+	require.Nil(t, topics.elem(2))
+	require.Nil(t, topics.elem(-1))
+	require.Nil(t, (*Node)(nil).elem(0))
 	require.Equal(t, 2, topics.Count())
 	require.Zero(t, (*Node)(nil).Count())
 	var starts []int
@@ -176,26 +176,26 @@ func TestElem(t *testing.T) {
 		return kind(node("header", RoleRecord, start, start+4, leaf("key", start, start+2), leaf("value", start+2, start+4)), schema.Struct)
 	}
 	headers := kind(node("headers", RoleRecord, 0, 9, header(1), header(5)), schema.Array)
-	require.Equal(t, 5, headers.Elem(1).Start, "a record's header i")
+	require.Equal(t, 5, headers.elem(1).Start, "a record's header i")
 	require.Equal(t, 2, headers.Count())
 	rec := func(start int) *Node {
 		return kind(node("record", RoleRecord, start, start+10, leaf("length", start, start+1), leaf("attributes", start+1, start+2), headers), schema.Struct)
 	}
 	batchRecords := kind(node("records", RoleRecord, 61, 100, node("inflated", RoleRecord, 0, 30, rec(0), rec(10), node("partial", RoleRaw, 20, 30))), schema.Records)
-	require.Equal(t, 10, batchRecords.Elem(1).Start, "inside inflated")
-	require.Nil(t, batchRecords.Elem(2), "a batch's records list records only")
+	require.Equal(t, 10, batchRecords.elem(1).Start, "inside inflated")
+	require.Nil(t, batchRecords.elem(2), "a batch's records list records only")
 	require.Equal(t, 2, batchRecords.Count())
 	batch := kind(node("batch", RoleRecord, 0, 80, leaf("baseOffset", 0, 8), leaf("batchLength", 8, 12), batchRecords), schema.Struct)
 
 	recordsField := kind(field("Records", "records", 0, 100, batch, node("raw", RoleRaw, 80, 100)), schema.Records)
-	require.Equal(t, 80, recordsField.Elem(1).Start, "bytes left undecoded are an entry")
+	require.Equal(t, 80, recordsField.elem(1).Start, "bytes left undecoded are an entry")
 	require.Equal(t, 2, recordsField.Count())
 
 	// What value JSON shows as an object holds no list: a batch's records
 	// are its "records", a record's headers its "headers".
 	for _, n := range []*Node{batch, rec(0), header(0), batch.Get("baseOffset")} {
 		require.Zero(t, n.Count(), n.Name)
-		require.Nil(t, n.Elem(0), n.Name)
+		require.Nil(t, n.elem(0), n.Name)
 	}
 	require.Equal(t, 2, batch.Get("records").Count())
 	require.Equal(t, 2, rec(0).Get("headers").Count())

@@ -282,13 +282,10 @@ func metadataBrokers(t *testing.T, addr string) []string {
 	f, err := codec.Decode(rsp, o)
 	require.NoError(t, err)
 	var out []string
-	for i := 0; ; i++ {
-		n := f.Root.Get("body").Get("brokers").Elem(i)
-		if n == nil {
-			return out
-		}
+	for _, n := range f.Root.Get("body").Get("brokers").Elems() {
 		out = append(out, Endpoint{string(n.Get("host").Raw), int(n.Get("port").Int)}.String())
 	}
+	return out
 }
 
 // TestListenerLimit: a Metadata answer naming a thousand brokers opens

@@ -258,8 +258,7 @@ func capVersions(f *codec.Frame) ([]byte, int, error) {
 		return nil, 0, nil
 	}
 	need := false
-	for i := 0; keys.Elem(i) != nil; i++ {
-		e := keys.Elem(i)
+	for _, e := range keys.Elems() {
 		k, mn, mx := e.Get("apiKey"), e.Get("minVersion"), e.Get("maxVersion")
 		if k == nil || mn == nil || mx == nil {
 			continue
