@@ -8,6 +8,9 @@
 // formatter, some 20 KB gzip of capture.wasm, for sorting connections,
 // exchanges and packets, which hold times (wasm/capture's sorts, and
 // internal/capture's, internal/input's and summary's that it links).
+// The codec's and storage's sorts use it too: a module that links both
+// this and sort.Slice carries two copies of the sorting code and
+// sort.Slice's reflective swapper, 3.7 KB gzip of capture.wasm.
 package sortfunc
 
 import "sort"
