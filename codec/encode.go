@@ -15,6 +15,7 @@ import (
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/sortfunc"
 )
 
 // EncodeOptions say how to write bytes.
@@ -475,7 +476,7 @@ func (e *encoder) structValue(dst []byte, l *schema.Layout, obj map[string]any) 
 			tags = append(tags, tagged{uint32(tag), b, i})
 		}
 	}
-	sort.SliceStable(tags, func(i, j int) bool { return tags[i].tag < tags[j].tag })
+	sortfunc.Stable(len(tags), func(i, j int) bool { return tags[i].tag < tags[j].tag }, func(i, j int) { tags[i], tags[j] = tags[j], tags[i] })
 	if err := e.tagTwice(tags); err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"sync"
 	"unicode"
@@ -14,6 +13,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/codec/wire"
+	"github.com/kwire/kwire/internal/sortfunc"
 )
 
 // Any, as Options.APIKey or Options.Version, says the API or version of a
@@ -125,12 +125,12 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 	// version Kafka 4.0 serves before those it removed (LeaderAndIsr,
 	// StopReplica and the other ZooKeeper-era inter-broker APIs, old
 	// versions).
-	sort.SliceStable(all, func(i, j int) bool {
+	sortfunc.Stable(len(all), func(i, j int) bool {
 		if all[i].Score != all[j].Score {
 			return all[i].Score > all[j].Score
 		}
 		return tieRank(&all[i]) < tieRank(&all[j])
-	})
+	}, func(i, j int) { all[i], all[j] = all[j], all[i] })
 	var sum, top float64
 	if len(all) > 0 {
 		top = all[0].Score

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	records "github.com/kwire/kwire/codec/internal/rec"
+	"github.com/kwire/kwire/codec/internal/timetext"
 	"github.com/kwire/kwire/codec/jsontext"
 	"github.com/kwire/kwire/codec/schema"
 )
@@ -373,8 +374,8 @@ func (a *analysis) bearerClaims(claims string, w Where) {
 		a.add(FrameSASL, w, "OAUTHBEARER's JWT has no iat claim: Kafka's broker refuses it with the validator that checks signatures (BrokerJwtValidator requires when a token was issued; the unsecured one does not)", "an iat claim", "none")
 	}
 	if hasExp && hasIat && !exp.After(iat) {
-		a.add(FrameSASL, w, "OAUTHBEARER's JWT expires at "+exp.Format(time.RFC3339)+", not after it was issued at "+iat.Format(time.RFC3339)+": Kafka's unsecured validator refuses it",
-			"exp after iat", "exp "+exp.Format(time.RFC3339)+", iat "+iat.Format(time.RFC3339))
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT expires at "+timetext.RFC3339(exp)+", not after it was issued at "+timetext.RFC3339(iat)+": Kafka's unsecured validator refuses it",
+			"exp after iat", "exp "+timetext.RFC3339(exp)+", iat "+timetext.RFC3339(iat))
 	}
 	nbf, hasNbf := a.bearerTime(c, "nbf", w)
 	sent := a.x.RequestTime
@@ -382,19 +383,19 @@ func (a *analysis) bearerClaims(claims string, w Where) {
 		return
 	}
 	if late := sent.Sub(exp); hasExp && late > bearerClockSkew {
-		a.add(FrameSASL, w, "OAUTHBEARER's JWT expired at "+exp.Format(time.RFC3339)+", "+late.Round(time.Second).String()+
-			" before it was sent (by the capture's or the proxy's clock): Kafka's broker refuses it, allowing "+bearerClockSkew.String()+" of clock skew by default",
-			"exp after "+sent.Add(-bearerClockSkew).UTC().Format(time.RFC3339), jsonText(c["exp"])+" ("+exp.Format(time.RFC3339)+")")
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT expired at "+timetext.RFC3339(exp)+", "+timetext.Duration(late.Round(time.Second))+
+			" before it was sent (by the capture's or the proxy's clock): Kafka's broker refuses it, allowing "+timetext.Duration(bearerClockSkew)+" of clock skew by default",
+			"exp after "+timetext.RFC3339(sent.Add(-bearerClockSkew).UTC()), jsonText(c["exp"])+" ("+timetext.RFC3339(exp)+")")
 	}
 	if early := iat.Sub(sent); hasIat && early > bearerClockSkew {
-		a.add(FrameSASL, w, "OAUTHBEARER's JWT was issued at "+iat.Format(time.RFC3339)+", "+early.Round(time.Second).String()+
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT was issued at "+timetext.RFC3339(iat)+", "+timetext.Duration(early.Round(time.Second))+
 			" after it was sent (by the capture's or the proxy's clock): Kafka's unsecured validator refuses a token issued in the future",
-			"iat before "+sent.Add(bearerClockSkew).UTC().Format(time.RFC3339), jsonText(c["iat"])+" ("+iat.Format(time.RFC3339)+")")
+			"iat before "+timetext.RFC3339(sent.Add(bearerClockSkew).UTC()), jsonText(c["iat"])+" ("+timetext.RFC3339(iat)+")")
 	}
 	if early := nbf.Sub(sent); hasNbf && early > bearerClockSkew {
-		a.add(FrameSASL, w, "OAUTHBEARER's JWT is not valid before "+nbf.Format(time.RFC3339)+", "+early.Round(time.Second).String()+
-			" after it was sent (by the capture's or the proxy's clock): Kafka's broker refuses a token not yet valid, allowing "+bearerClockSkew.String()+" of clock skew by default",
-			"nbf before "+sent.Add(bearerClockSkew).UTC().Format(time.RFC3339), jsonText(c["nbf"])+" ("+nbf.Format(time.RFC3339)+")")
+		a.add(FrameSASL, w, "OAUTHBEARER's JWT is not valid before "+timetext.RFC3339(nbf)+", "+timetext.Duration(early.Round(time.Second))+
+			" after it was sent (by the capture's or the proxy's clock): Kafka's broker refuses a token not yet valid, allowing "+timetext.Duration(bearerClockSkew)+" of clock skew by default",
+			"nbf before "+timetext.RFC3339(sent.Add(bearerClockSkew).UTC()), jsonText(c["nbf"])+" ("+timetext.RFC3339(nbf)+")")
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
+
+	"github.com/kwire/kwire/internal/sortfunc"
 )
 
 // BatchLeaderEpoch is a record batch's partitionLeaderEpoch (bytes 12-15
@@ -99,7 +101,8 @@ func NewTxnCheck(x *IndexReader) *TxnCheck {
 	for i := range t.byLast {
 		t.byLast[i] = i
 	}
-	sort.SliceStable(t.byLast, func(i, j int) bool { return t.Entries[t.byLast[i]].LastOffset < t.Entries[t.byLast[j]].LastOffset })
+	b := t.byLast
+	sortfunc.Stable(len(b), func(i, j int) bool { return t.Entries[b[i]].LastOffset < t.Entries[b[j]].LastOffset }, func(i, j int) { b[i], b[j] = b[j], b[i] })
 	t.held = make([]string, len(t.Entries))
 	t.ok = make([]bool, len(t.Entries))
 	return t

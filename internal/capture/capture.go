@@ -511,7 +511,7 @@ func (e *engine) run(r io.Reader) error {
 	if err != nil {
 		return textfmt.Wrap(ErrFormat, ": %v", err)
 	}
-	if ng, ok := src.(*ngReader); ok {
+	if ng := src.ng; ng != nil {
 		ng.secrets = e.addSecrets
 	}
 	for {

@@ -2,12 +2,12 @@ package capture
 
 import (
 	"encoding/binary"
-	"sort"
 	"strconv"
 	"time"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/positive"
+	"github.com/kwire/kwire/internal/sortfunc"
 	"github.com/kwire/kwire/internal/textfmt"
 )
 
@@ -535,7 +535,8 @@ func (e *engine) finish() {
 		e.retire(c)
 	}
 	e.closed = nil
-	sort.Slice(e.res.Conns, func(i, j int) bool { return e.res.Conns[i].ID < e.res.Conns[j].ID })
+	cs := e.res.Conns // sorted through functions: see internal/sortfunc
+	sortfunc.Slice(len(cs), func(i, j int) bool { return cs[i].ID < cs[j].ID }, func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
 	if e.cuts > 0 {
 		// Kept whatever the cap on notes: a limit that cut work short.
 		n := e.cutNote
@@ -864,7 +865,7 @@ func (e *engine) decide(c *Conn, final bool) {
 	c.pending, c.pendingBytes = nil, 0
 	// Frames can be emitted out of order while a stream resynchronises;
 	// replay them in order of their first byte.
-	sort.SliceStable(p, func(i, j int) bool { return p[i].firstPkt < p[j].firstPkt })
+	sortfunc.Stable(len(p), func(i, j int) bool { return p[i].firstPkt < p[j].firstPkt }, func(i, j int) { p[i], p[j] = p[j], p[i] })
 	for _, f := range p {
 		f.FromClient = f.dir == client
 		e.pair(c, f)

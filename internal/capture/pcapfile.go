@@ -21,9 +21,23 @@ import (
 
 var errCorrupt = errors.New("capture: corrupt block")
 
-// fileReader yields packets from a pcap or pcapng stream.
-type fileReader interface {
-	next() (data []byte, ts time.Time, link uint32, err error)
+// fileReader yields packets from a pcap or pcapng stream: through the
+// one of its two readers that is set. A struct, not an interface: an
+// interface's method types count as used in an interface, and next's
+// time.Time would keep time.Time.String linked, and with it time's
+// layout formatter, some 20 KB gzip of capture.wasm (see
+// internal/sortfunc).
+type fileReader struct {
+	pcap *pcapReader
+	ng   *ngReader
+}
+
+// next is the next packet's bytes, time and link type.
+func (f fileReader) next() (data []byte, ts time.Time, link uint32, err error) {
+	if f.ng != nil {
+		return f.ng.next()
+	}
+	return f.pcap.next()
 }
 
 // openFile detects the format from the first bytes: classic pcap (either
@@ -38,15 +52,15 @@ func openFile(br *bufio.Reader) (fileReader, error) {
 func openLayer(br *bufio.Reader, gunzip bool) (fileReader, error) {
 	magic, err := br.Peek(4)
 	if err != nil {
-		return nil, errors.New("too short for a capture file")
+		return fileReader{}, errors.New("too short for a capture file")
 	}
 	if magic[0] == 0x1f && magic[1] == 0x8b {
 		if !gunzip {
-			return nil, errors.New("gzip inside gzip")
+			return fileReader{}, errors.New("gzip inside gzip")
 		}
 		zr, err := newGunzip(br)
 		if err != nil {
-			return nil, err
+			return fileReader{}, err
 		}
 		return openLayer(bufio.NewReaderSize(zr, 64<<10), false)
 	}
@@ -54,13 +68,14 @@ func openLayer(br *bufio.Reader, gunzip bool) (fileReader, error) {
 	case 0x0A0D0D0A:
 		g := &ngReader{r: br}
 		if err := g.section(); err != nil {
-			return nil, err
+			return fileReader{}, err
 		}
-		return g, nil
+		return fileReader{ng: g}, nil
 	case 0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1:
-		return newPcapReader(br)
+		p, err := newPcapReader(br)
+		return fileReader{pcap: p}, err
 	}
-	return nil, errors.New("it starts " + spacedHex(magic) + ", no capture file's magic")
+	return fileReader{}, errors.New("it starts " + spacedHex(magic) + ", no capture file's magic")
 }
 
 type pcapReader struct {

@@ -3,10 +3,11 @@ package input
 import (
 	"bytes"
 	"encoding/base64"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kwire/kwire/internal/sortfunc"
 )
 
 // FormatFollow is a followed TCP stream: tshark -z follow,tcp,hex or
@@ -88,7 +89,9 @@ func parseFollow(data []byte) (*PacketDump, error) {
 	}
 	if d.Times != NoTimes {
 		// The streams' packets as they came: each stream's are in order.
-		slices.SortStableFunc(d.Packets, func(a, b DumpPacket) int { return a.Time.Compare(b.Time) })
+		// Through functions, not slices.SortStableFunc: see internal/sortfunc.
+		ps := d.Packets
+		sortfunc.Stable(len(ps), func(i, j int) bool { return ps[i].Time.Before(ps[j].Time) }, func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 	}
 	if len(d.Packets) == 0 {
 		return nil, t.errAt(-1, ErrNoPackets, "the followed stream holds no data")

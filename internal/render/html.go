@@ -2,7 +2,6 @@ package render
 
 import (
 	"github.com/kwire/kwire/codec/jsontext"
-	"html"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -42,7 +41,7 @@ func AppendGridHTML(dst []byte, cells []Cell, rows []Row, buf int) []byte {
 			dst = append(dst, `"><span class="kw-off" role="rowheader"></span><span role="gridcell" class="kw-cell kw-more" style="grid-column:2/span 32">… `...)
 			dst = strconv.AppendInt(dst, int64(r.Elided), 10)
 			dst = append(dst, ` more bytes of `...)
-			dst = append(dst, html.EscapeString(cells[r.Cell].Label)...)
+			dst = append(dst, escapeHTML(cells[r.Cell].Label)...)
 			dst = append(dst, ` …</span></div>`...)
 			continue
 		}
@@ -80,13 +79,13 @@ func AppendGridHTML(dst []byte, cells []Cell, rows []Row, buf int) []byte {
 			if c.Value != "" {
 				title += " = " + c.Value
 			}
-			dst = append(dst, html.EscapeString(title)...)
+			dst = append(dst, escapeHTML(title)...)
 			dst = append(dst, `"><span class="kw-label">`...)
-			dst = append(dst, html.EscapeString(c.Label)...)
+			dst = append(dst, escapeHTML(c.Label)...)
 			dst = append(dst, `</span>`...)
 			if c.Value != "" && s.First {
 				dst = append(dst, `<span class="kw-val">`...)
-				dst = append(dst, html.EscapeString(c.Value)...)
+				dst = append(dst, escapeHTML(c.Value)...)
 				dst = append(dst, `</span>`...)
 			}
 			dst = append(dst, `</span>`...)
@@ -234,3 +233,14 @@ func center(s string, w int) string {
 	pad := w - len(r)
 	return strings.Repeat(" ", pad/2) + s + strings.Repeat(" ", pad-pad/2)
 }
+
+// htmlEscaper is html.EscapeString's replacer, the same five
+// characters and the same entities. The html package is not imported
+// for it: its init links the table of every named entity, which
+// UnescapeString alone reads, 21 KB gzip of kwire.wasm
+// (1,194,323 -> 1,173,489 bytes).
+var htmlEscaper = strings.NewReplacer(`&`, "&amp;", `'`, "&#39;", `<`, "&lt;", `>`, "&gt;", `"`, "&#34;")
+
+// escapeHTML is html.EscapeString(s): <, >, &, ' and " as entities,
+// every other byte as it is (its test compares).
+func escapeHTML(s string) string { return htmlEscaper.Replace(s) }

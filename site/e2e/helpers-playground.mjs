@@ -42,7 +42,7 @@ export async function buildInto(dir) {
   const inputs = join(dir, 'inputs');
   await mkdir(site, { recursive: true });
   // The modules come from make wasm, as the site's do: the same flags, and
-  // its check that kwire.wasm stays under 1.2 MB gzip.
+  // its checks of kwire.wasm's and capture.wasm's gzip sizes.
   const opts = { cwd: root, timeout: 300_000, maxBuffer: 16 << 20 };
   await Promise.all([
     run('make', ['--no-print-directory', 'wasm', 'DIST=' + site], opts),

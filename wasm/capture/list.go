@@ -3,7 +3,6 @@
 package main
 
 import (
-	"sort"
 	"strconv"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/internal/capture"
 	apisummary "github.com/kwire/kwire/internal/capture/summary"
+	"github.com/kwire/kwire/internal/sortfunc"
 )
 
 // What the page is handed of a capture. It lists the first maxListed
@@ -64,7 +64,7 @@ func (l *listing) add(x *capture.Exchange) {
 // maxListed, and past maxListedBytes of frames.
 func (l *listing) cut() {
 	xs := l.kept
-	sort.Slice(xs, func(i, j int) bool { return xs[i].Before(xs[j]) })
+	sortfunc.Slice(len(xs), func(i, j int) bool { return xs[i].Before(xs[j]) }, func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
 	n, bytes := 0, 0
 	for n < len(xs) && n < maxListed && bytes+frameBytes(xs[n]) <= maxListedBytes {
 		bytes += frameBytes(xs[n])
@@ -96,7 +96,7 @@ func (l *listing) connDone(c *capture.Conn) {
 // connections is the connections kept, by id.
 func (l *listing) connections() []*capture.Conn {
 	cs := l.conns
-	sort.Slice(cs, func(i, j int) bool { return cs[i].ID < cs[j].ID })
+	sortfunc.Slice(len(cs), func(i, j int) bool { return cs[i].ID < cs[j].ID }, func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
 	return cs
 }
 
@@ -176,7 +176,8 @@ func (s *apiStat) add(x *capture.Exchange) {
 
 // sorted is the APIs by name.
 func (t *apiStats) sorted() []*apiStat {
-	sort.Slice(t.list, func(i, j int) bool { return t.list[i].name < t.list[j].name })
+	l := t.list
+	sortfunc.Slice(len(l), func(i, j int) bool { return l[i].name < l[j].name }, func(i, j int) { l[i], l[j] = l[j], l[i] })
 	return t.list
 }
 

@@ -71,7 +71,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,6 +81,7 @@ import (
 	"github.com/kwire/kwire/codec/storage"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/kwire/kwire/internal/render"
+	"github.com/kwire/kwire/internal/sortfunc"
 	"github.com/kwire/kwire/wasm/internal/glue"
 	"github.com/kwire/kwire/wasm/internal/partview"
 )
@@ -952,7 +952,7 @@ func (s *session) epochProblems(entries []storage.CheckpointEntry, ordered bool)
 	if len(segs) == 0 {
 		return nil, "", false
 	}
-	sort.Slice(segs, func(a, b int) bool { return s.files[segs[a]].kind.Offset < s.files[segs[b]].kind.Offset })
+	sortfunc.Slice(len(segs), func(a, b int) bool { return s.files[segs[a]].kind.Offset < s.files[segs[b]].kind.Offset }, func(a, b int) { segs[a], segs[b] = segs[b], segs[a] })
 	runs := []storage.EpochRun{}
 	last := int64(-1)
 	for _, i := range segs {

@@ -24,7 +24,11 @@ const MaxLatencies = 1 << 14
 // (reservoir sampling, seeded: the same capture gives the same table), and
 // the largest exactly. The zero value is empty and ready.
 type Latencies struct {
-	d      []time.Duration
+	// d is in nanoseconds, not time.Duration: sorting a []time.Duration
+	// with slices.Sort names the type in its generic dictionary, and the
+	// linker then keeps time.Duration.String, which nothing calls, in
+	// capture.wasm (see internal/sortfunc).
+	d      []int64
 	seen   int
 	max    time.Duration
 	rng    *rand.Rand
@@ -37,14 +41,14 @@ func (l *Latencies) Add(d time.Duration) {
 	l.max = max(l.max, d)
 	l.sorted = false
 	if len(l.d) < MaxLatencies {
-		l.d = append(l.d, d)
+		l.d = append(l.d, int64(d))
 		return
 	}
 	if l.rng == nil {
 		l.rng = rand.New(rand.NewPCG(1, 2))
 	}
 	if j := l.rng.IntN(l.seen); j < MaxLatencies {
-		l.d[j] = d
+		l.d[j] = int64(d)
 	}
 }
 
@@ -73,7 +77,7 @@ func (l *Latencies) Percentile(p float64) time.Duration {
 		slices.Sort(l.d)
 		l.sorted = true
 	}
-	return l.d[Rank(p, len(l.d))]
+	return time.Duration(l.d[Rank(p, len(l.d))])
 }
 
 // Rank is the index, in n values sorted ascending, of the p-th quantile by
