@@ -85,6 +85,12 @@ type engine struct {
 	// bytes skipped to find a frame again after one: a lossy capture
 	// has one or two of them in every loss, folded as the gaps are.
 	lostSync, resynced folded
+	// implausible are the frame headers found implausible in sync (but
+	// the first of a stream followed from its SYN, Note.Unframed, which
+	// kwire check judges, at most one a direction of a connection), and
+	// bySize the requests framed by their size all the same: bytes that
+	// are no Kafka (or a hostile capture) may have one in every frame.
+	implausible, bySize folded
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -562,6 +568,8 @@ func (e *engine) finish() {
 	e.ahead.end(e, "segments far ahead of the stream ignored", "bytes")
 	e.lostSync.end(e, "losses of frame sync", "")
 	e.resynced.end(e, "resynchronisations", "bytes skipped")
+	e.implausible.end(e, "implausible frame headers", "")
+	e.bySize.end(e, "requests whose header is implausible framed by their size all the same", "bytes")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}

@@ -1571,7 +1571,8 @@ func (h *half) scan(buf []byte) int {
 				continue
 			}
 		}
-		ok := h.headerOK(rest, h.bufOff+int64(p))
+		at := h.bufOff + int64(p)
+		ok := h.headerOK(rest, at)
 		if ok == vNo {
 			v := vNo
 			if h.clean {
@@ -1581,8 +1582,12 @@ func (h *half) scan(buf []byte) int {
 				break
 			}
 			if v == vNo {
+				// The first in a stream followed from its SYN is said
+				// whatever the others (Note.Unframed): one a direction.
 				n := len(h.e.res.Notes)
-				h.e.note(h.c, "implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], h.bufOff+int64(p), h.stream())
+				if h.clean || h.e.implausible.add(h, at, 0) {
+					h.e.note(h.c, "implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], at, h.stream())
+				}
 				if h.clean && len(h.e.res.Notes) > n {
 					// The capture holds these bytes whole, from the
 					// connection's start, and cannot read them as frames:
@@ -1590,7 +1595,7 @@ func (h *half) scan(buf []byte) int {
 					// client's first size, that a broker refuses it.
 					note := &h.e.res.Notes[n]
 					note.Unframed = true
-					if size := int64(int32(binary.BigEndian.Uint32(rest))); h.role() == roleClient && h.bufOff+int64(p) == 0 && (size < 0 || size >= int64(h.e.opts.MaxFrame)) {
+					if size := int64(int32(binary.BigEndian.Uint32(rest))); h.role() == roleClient && at == 0 && (size < 0 || size >= int64(h.e.opts.MaxFrame)) {
 						note.Refused, note.Size = true, size
 					}
 				}
@@ -1600,8 +1605,10 @@ func (h *half) scan(buf []byte) int {
 				h.skipped++
 				continue
 			}
-			h.e.note(h.c, "implausible frame header % x at offset %d of %s, framed by its size all the same (the stream is followed from its SYN)",
-				rest[:min(len(rest), 12)], h.bufOff+int64(p), h.stream())
+			if h.e.bySize.add(h, at, 4+int64(binary.BigEndian.Uint32(rest))) {
+				h.e.note(h.c, "implausible frame header % x at offset %d of %s, framed by its size all the same (the stream is followed from its SYN)",
+					rest[:min(len(rest), 12)], at, h.stream())
+			}
 		}
 		total := 4 + int(binary.BigEndian.Uint32(rest))
 		if len(rest) < total {
