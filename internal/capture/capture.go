@@ -244,6 +244,11 @@ type Frame struct {
 
 	dir      int // index of the sending endpoint in Conn.ep
 	firstPkt int // packet index of the first byte
+	// chained: a request at a version past the margin for a newer Kafka
+	// whose client id does not vouch for it, which the same client's next
+	// request does (farChained, follows): a request, though
+	// looksLikeRequest says no (isRequest)
+	chained bool
 }
 
 // Exchange is a request and its response. Unpaired frames are kept as

@@ -733,6 +733,13 @@ func looksLikeRequest(b []byte, maxFrame int) bool {
 	return true
 }
 
+// isRequest reports whether frame f reads as a request: its header
+// plausible (looksLikeRequest), or the same client's next request
+// vouching for it (Frame.chained).
+func isRequest(f *Frame, maxFrame int) bool {
+	return f.chained || looksLikeRequest(f.Bytes, maxFrame)
+}
+
 // textClientID reports whether the request header at b has a client id of
 // at least min bytes, all there and printable: a strong sign that b is a
 // request, since other bytes rarely read so.
@@ -775,7 +782,7 @@ func (e *engine) decide(c *Conn, final bool) {
 	// A request whose correlation id is echoed by a later frame from the
 	// other side is conclusive.
 	for _, a := range c.pending {
-		if !looksLikeRequest(a.Bytes, e.opts.MaxFrame) {
+		if !isRequest(a, e.opts.MaxFrame) {
 			continue
 		}
 		corr := binary.BigEndian.Uint32(a.Bytes[8:])
@@ -810,7 +817,9 @@ func (e *engine) decide(c *Conn, final bool) {
 			// response's first bytes pass the other tests too often: 00
 			// 00 00 16 00 00 00 01 00 00 00 00 00 00, an InitProducerId
 			// response, reads as Produce v1 with an empty client id.)
-			if looksLikeRequest(f.Bytes, e.opts.MaxFrame) && (textClientID(f.Bytes, 0) || len(f.Bytes) < 14 || int16(binary.BigEndian.Uint16(f.Bytes[12:])) <= 0) {
+			// A request its client's next vouches for (Frame.chained)
+			// counts whatever its client id.
+			if f.chained || looksLikeRequest(f.Bytes, e.opts.MaxFrame) && (textClientID(f.Bytes, 0) || len(f.Bytes) < 14 || int16(binary.BigEndian.Uint16(f.Bytes[12:])) <= 0) {
 				score[f.dir]++
 				any[f.dir] = true
 				if textClientID(f.Bytes, 1) {
