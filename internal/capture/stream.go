@@ -1703,7 +1703,7 @@ func (h *half) emitOwn(b []byte, off int64, missing int64, token bool) {
 		// (farChained's test, which that one, found as a response's
 		// start, may have been spared).
 		limit := h.e.opts.MaxFrame
-		f.chained = !looksLikeRequest(b, limit) && h.follows(b, off) == vYes
+		f.chained = isFarVersion(b) && !looksLikeRequest(b, limit) && h.follows(b, off) == vYes
 		cl := int(int16(binary.BigEndian.Uint16(b[12:])))
 		if l := h.last.f; l != nil && !h.c.decided && h.last.end == off && !l.chained && 14+max(cl, 0) <= len(b) && isFarVersion(l.Bytes) && !looksLikeRequest(l.Bytes, limit) && chainable(l.Bytes) && sameClient(l.Bytes, b, limit) {
 			l.chained = true
