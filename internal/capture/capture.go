@@ -236,6 +236,12 @@ type Frame struct {
 	// each other after a SaslHandshake v0: a size and the token, no
 	// Kafka header (codec.Options{Data: "sasl"} reads it).
 	SASLToken bool
+	// chained: a request at a version past the margin for a newer Kafka
+	// whose client id does not vouch for it, which the same client's
+	// request before or after does (farChained, follows): a request,
+	// though looksLikeRequest says no (isRequest). (Beside SASLToken,
+	// in the padding before Gaps.)
+	chained bool
 	// Gaps counts the gaps of the frame's direction before its end (one
 	// inside it too): where in its stream bytes were lost. Conn.Gaps
 	// counts both directions' as the capture finds them, so an exchange

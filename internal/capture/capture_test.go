@@ -951,3 +951,87 @@ func TestLostSyncAndResyncFolded(t *testing.T) {
 	}
 	assert.Equal(t, odd, pairedCorrs(r), "the requests around the losses are read")
 }
+
+// TestImplausibleHeadersFolded: a frame header found implausible in sync,
+// and a request whose implausible header its size frames all the same
+// (in a stream followed from its SYN), were said each in a note of its
+// own: bytes that are no Kafka, or a hostile capture, may hold one in
+// every frame, which filled the notes' cap (MaxNotes) and left what
+// followed unsaid. Like the losses of sync (TestLostSyncAndResyncFolded),
+// the first maxFolded of each kind are said with their place, the rest
+// counted in one note at the last of them; the first implausible header
+// of a stream followed from its SYN, which kwire check judges
+// (Note.Unframed), is said whatever the count, and not counted.
+func TestImplausibleHeadersFolded(t *testing.T) {
+	const bySize, rounds = 30, 31
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	off := 0
+	var lastSized, sizedBytes, lastSizedPkt int
+	for i := 1; i <= bySize; i++ {
+		q := kreq(3, 12, int32(-i), "consumer", []byte{0, 0, 0, 0}) // a negative correlation id
+		if i > maxFolded {
+			sizedBytes += len(q)
+		}
+		lastSized = off
+		v.req(q)
+		lastSizedPkt = len(b.pkts)
+		off += len(q)
+	}
+	garbage := bytes.Repeat([]byte{0xff}, 6)
+	var firstBad, lastBad, lastBadPkt int
+	for i := int32(1); i <= rounds; i++ {
+		q := kreq(3, 12, i, "consumer", []byte{0, 0, 0, 0})
+		v.req(append(q, garbage...))
+		lastBadPkt = len(b.pkts)
+		lastBad = off + len(q)
+		if i == 1 {
+			firstBad = lastBad
+		}
+		off += len(q) + len(garbage)
+		v.resp(kresp(i, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+	}
+	v.fin()
+	r := b.read(Options{})
+	var sized, bad, unframed []Note
+	folded := map[string]Note{}
+	for _, n := range r.Notes {
+		switch {
+		case strings.Contains(n.Message, " more "):
+			folded[n.Message] = n
+		case n.Unframed:
+			unframed = append(unframed, n)
+		case strings.HasSuffix(n.Message, "framed by its size all the same (the stream is followed from its SYN)"):
+			sized = append(sized, n)
+		case strings.HasPrefix(n.Message, "implausible frame header"):
+			bad = append(bad, n)
+		}
+	}
+	require.Len(t, sized, maxFolded, "%v", r.Notes)
+	require.Len(t, bad, maxFolded, "%v", r.Notes)
+	for i := range maxFolded {
+		assert.Regexp(t, `^implausible frame header 00 00 00 16 00 03 00 0c ff ff ff \w\w at offset \d+ of the client stream, framed`, sized[i].Message)
+		assert.Regexp(t, `^implausible frame header ff ff ff ff ff ff at offset \d+ of the client stream$`, bad[i].Message)
+		assert.NotNil(t, sized[i].Conn)
+		assert.NotNil(t, bad[i].Conn)
+	}
+	if assert.Len(t, unframed, 1, "%v", r.Notes) {
+		assert.Equal(t, textfmt.Sprintf("implausible frame header ff ff ff ff ff ff at offset %d of the client stream", firstBad), unframed[0].Message)
+	}
+	wantSized := textfmt.Sprintf("%d more requests whose header is implausible framed by their size all the same after the first %d, %d bytes in all: the last in this packet, at stream offset %d of the client stream",
+		bySize-maxFolded, maxFolded, sizedBytes, lastSized)
+	wantBad := textfmt.Sprintf("%d more implausible frame headers after the first %d: the last in this packet, at stream offset %d of the client stream",
+		rounds-1-maxFolded, maxFolded, lastBad)
+	if n, ok := folded[wantSized]; assert.True(t, ok, "no note %q in %v", wantSized, r.Notes) {
+		assert.Equal(t, lastSizedPkt, n.Packet)
+		assert.NotNil(t, n.Conn)
+	}
+	if n, ok := folded[wantBad]; assert.True(t, ok, "no note %q in %v", wantBad, r.Notes) {
+		assert.Equal(t, lastBadPkt, n.Packet)
+		assert.NotNil(t, n.Conn)
+	}
+	assert.Len(t, folded, 3, "and the resynchronisations': %v", r.Notes)
+	assert.Len(t, r.Notes, 10+10+1+10+3, "%v", r.Notes)
+	assert.Equal(t, seqCorrs(1, rounds), pairedCorrs(r), "the requests around them are read")
+}

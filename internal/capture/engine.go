@@ -85,6 +85,12 @@ type engine struct {
 	// bytes skipped to find a frame again after one: a lossy capture
 	// has one or two of them in every loss, folded as the gaps are.
 	lostSync, resynced folded
+	// implausible are the frame headers found implausible in sync (but
+	// the first of a stream followed from its SYN, Note.Unframed, which
+	// kwire check judges, at most one a direction of a connection), and
+	// bySize the requests framed by their size all the same: bytes that
+	// are no Kafka (or a hostile capture) may have one in every frame.
+	implausible, bySize folded
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -563,6 +569,8 @@ func (e *engine) finish() {
 	e.ahead.end(e, "segments far ahead of the stream ignored", "bytes")
 	e.lostSync.end(e, "losses of frame sync", "")
 	e.resynced.end(e, "resynchronisations", "bytes skipped")
+	e.implausible.end(e, "implausible frame headers", "")
+	e.bySize.end(e, "requests whose header is implausible framed by their size all the same", "bytes")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}
@@ -726,6 +734,13 @@ func looksLikeRequest(b []byte, maxFrame int) bool {
 	return true
 }
 
+// isRequest reports whether frame f reads as a request: its header
+// plausible (looksLikeRequest), or the same client's next request
+// vouching for it (Frame.chained).
+func isRequest(f *Frame, maxFrame int) bool {
+	return f.chained || looksLikeRequest(f.Bytes, maxFrame)
+}
+
 // textClientID reports whether the request header at b has a client id of
 // at least min bytes, all there and printable: a strong sign that b is a
 // request, since other bytes rarely read so.
@@ -768,7 +783,7 @@ func (e *engine) decide(c *Conn, final bool) {
 	// A request whose correlation id is echoed by a later frame from the
 	// other side is conclusive.
 	for _, a := range c.pending {
-		if !looksLikeRequest(a.Bytes, e.opts.MaxFrame) {
+		if !isRequest(a, e.opts.MaxFrame) {
 			continue
 		}
 		corr := binary.BigEndian.Uint32(a.Bytes[8:])
@@ -803,7 +818,9 @@ func (e *engine) decide(c *Conn, final bool) {
 			// response's first bytes pass the other tests too often: 00
 			// 00 00 16 00 00 00 01 00 00 00 00 00 00, an InitProducerId
 			// response, reads as Produce v1 with an empty client id.)
-			if looksLikeRequest(f.Bytes, e.opts.MaxFrame) && (textClientID(f.Bytes, 0) || len(f.Bytes) < 14 || int16(binary.BigEndian.Uint16(f.Bytes[12:])) <= 0) {
+			// A request its client's next vouches for (Frame.chained)
+			// counts whatever its client id.
+			if f.chained || looksLikeRequest(f.Bytes, e.opts.MaxFrame) && (textClientID(f.Bytes, 0) || len(f.Bytes) < 14 || int16(binary.BigEndian.Uint16(f.Bytes[12:])) <= 0) {
 				score[f.dir]++
 				any[f.dir] = true
 				if textClientID(f.Bytes, 1) {

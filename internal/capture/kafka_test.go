@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/google/gopacket/layers"
@@ -247,6 +248,102 @@ func TestFarVersionWeakClientIDs(t *testing.T) {
 	}
 }
 
+// farWeak is a Metadata v99 request whose client id (nil: null) does not
+// vouch for its version (TestFarVersionWeakClientIDs).
+func farWeak(id []byte, corr int32, body []byte) []byte {
+	q := kreq(schema.KeyMetadata, 99, corr, string(id), body)
+	if id == nil {
+		q[12], q[13] = 0xff, 0xff // null
+	}
+	return q
+}
+
+// TestFarVersionChainedDecidesClient: on a connection whose broker side
+// neither its ports nor its SYN tell, requests at a version far past the
+// newest that the same client's next request vouches for (farChained,
+// follows) count as requests when the sides are decided: the side whose
+// frames answer their correlation ids is the broker's. They counted
+// against their side (looksLikeRequest says no), so the responses,
+// whose first bytes read as a Produce v1 request with an empty client
+// id, made the broker's side the client's and no exchange paired.
+func TestFarVersionChainedDecidesClient(t *testing.T) {
+	body := []byte{0, 0, 0, 1, 0, 6, 'o', 'r', 'd', 'e', 'r', 's', 1, 0, 0}
+	for _, id := range [][]byte{nil, []byte("c"), {0, 1, 0xfe}} {
+		for _, piece := range []int{1 << 20, 5} {
+			b := newTB(t, layers.LinkTypeEthernet)
+			v := b.conv("10.0.0.1:40000", "10.0.0.2:40001")
+			for corr := int32(1); corr <= 4; corr++ {
+				v.sendAll(v.split(true, farWeak(id, corr, body), piece))
+				v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+			}
+			v.fin()
+			r := b.read(Options{})
+			require.Len(t, r.Conns, 1, "%q", id)
+			assert.Equal(t, uint16(40001), r.Conns[0].Broker.Port, "%q in pieces of %d", id, piece)
+			assert.False(t, r.Conns[0].BrokerByPort)
+			assert.Equal(t, []int32{1, 2, 3, 4}, pairedCorrs(r), "%q in pieces of %d: %v", id, piece, r.Notes)
+			for _, x := range r.Exchanges {
+				assert.Equal(t, [2]int16{schema.KeyMetadata, 99}, [2]int16{x.APIKey, x.APIVersion})
+				if x.Request != nil {
+					assert.True(t, x.Request.FromClient)
+					assert.True(t, x.Request.chained, "taken on the chain rule: %q %d %d", id, piece, x.CorrelationID)
+				}
+			}
+		}
+	}
+}
+
+// TestFarVersionChainedKeptDamaged: a request at a version far past the
+// newest, its client id null, short or binary, that a gap cuts into
+// after its client id is kept up to the gap (Options.KeepDamaged) when
+// the same client's request before it vouches for it (follows), as an
+// ordinary request is, so its answer pairs with it and decodes as its
+// API; and it vouches for the request after it in turn. It was dropped
+// (looksLikeRequest says no), its answer unpaired, and the request after
+// it skipped as an implausible header until the one after that vouched
+// for it.
+func TestFarVersionChainedKeptDamaged(t *testing.T) {
+	body := []byte{0, 0, 0, 1, 0, 6, 'o', 'r', 'd', 'e', 'r', 's', 1, 0, 0}
+	long := append(append([]byte{}, body...), make([]byte, 100)...)
+	for _, id := range [][]byte{nil, []byte("c"), {0, 1, 0xfe}} {
+		b := newTB(t, layers.LinkTypeEthernet)
+		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+		v.handshake()
+		for corr := int32(1); corr <= 5; corr++ {
+			if corr != 3 {
+				v.req(farWeak(id, corr, body))
+				v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+				continue
+			}
+			segs := v.split(true, farWeak(id, corr, long), 30)
+			v.send(segs[0])
+			v.b.tcp(v.s, v.c, v.ss, v.cs, fACK, nil) // the rest is lost
+			v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+		}
+		v.fin()
+		r := b.read(Options{KeepDamaged: true})
+		assert.Equal(t, []int32{1, 2, 3, 4, 5}, pairedCorrs(r), "%q: %v", id, r.Notes)
+		for _, x := range r.Exchanges {
+			assert.Equal(t, [2]int16{schema.KeyMetadata, 99}, [2]int16{x.APIKey, x.APIVersion})
+			if x.CorrelationID == 3 && assert.NotNil(t, x.Request) {
+				assert.Len(t, x.Request.Bytes, 30)
+				assert.Equal(t, int64(len(farWeak(id, 3, long))-30), x.Request.Missing)
+			}
+		}
+		assert.True(t, hasNote(r, "damaged by a gap: only its first 30 bytes are kept"), "%q: %v", id, r.Notes)
+		assert.False(t, hasNote(r, "dropped"), "%q: %v", id, r.Notes)
+		assert.False(t, hasNote(r, "skipped"), "%q: %v", id, r.Notes)
+		// the first, which nothing before vouches for, framed by its size
+		implausible := 0
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n.Message, "implausible frame header") {
+				implausible++
+			}
+		}
+		assert.Equal(t, 1, implausible, "%q: %v", id, r.Notes)
+	}
+}
+
 // TestFarVersionChainsRandomBytes: random bytes, mostly zeros or not,
 // and random bytes strewn with headers at a version far past the newest
 // (of a known API, a plausible size, a null or short client id, each its
@@ -254,10 +351,12 @@ func TestFarVersionWeakClientIDs(t *testing.T) {
 // rule asks for the same client id and the next correlation id in the
 // frame that the size leads to, which such bytes do not hold. (Measured
 // over 3,000 client streams of 4 KiB each, picked up mid-connection.)
+// Nor do they, sent both ways on a connection whose broker side is not
+// known, give a frame that the sides are decided by as such a request
+// (Frame.chained: 1,000 connections).
 func TestFarVersionChainsRandomBytes(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
-	far, frames := 0, 0
-	for round := range 3000 {
+	random := func(round int) []byte {
 		data := make([]byte, 4096)
 		rng.Read(data)
 		switch round % 3 {
@@ -276,9 +375,13 @@ func TestFarVersionChainsRandomBytes(t *testing.T) {
 				copy(data[at:], h)
 			}
 		}
+		return data
+	}
+	far, frames := 0, 0
+	for round := range 3000 {
 		b := newTB(t, layers.LinkTypeEthernet)
 		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
-		v.sendAll(v.split(true, data, 1400))
+		v.sendAll(v.split(true, random(round), 1400))
 		v.fin()
 		r := b.read(Options{})
 		frames += r.Frames
@@ -291,4 +394,28 @@ func TestFarVersionChainsRandomBytes(t *testing.T) {
 	}
 	t.Logf("%d frames found in 3,000 streams of random bytes", frames)
 	assert.Zero(t, far, "requests taken on a chain in random bytes")
+
+	chained, frames := 0, 0
+	for round := range 1000 {
+		b := newTB(t, layers.LinkTypeEthernet)
+		v := b.conv("10.0.0.1:40000", "10.0.0.2:40001")
+		c, s := v.split(true, random(round), 1400), v.split(false, random(round+1), 1400)
+		for i := range c {
+			v.send(c[i])
+			v.send(s[i])
+		}
+		v.fin()
+		r := b.read(Options{})
+		frames += r.Frames
+		for _, x := range r.Exchanges {
+			for _, f := range []*Frame{x.Request, x.Response} {
+				if f != nil && f.chained {
+					chained++
+					t.Logf("round %d: % x", round, f.Bytes[:14])
+				}
+			}
+		}
+	}
+	t.Logf("%d frames found in 1,000 connections of random bytes both ways", frames)
+	assert.Zero(t, chained, "frames counted as requests on a chain in random bytes")
 }

@@ -958,7 +958,9 @@ func (h *half) damaged(fend int64) bool {
 	if h.role() == roleBroker {
 		need = 8 // a response's correlation id
 	}
-	if !h.e.opts.KeepDamaged || have < int64(need) || h.role() == roleClient && !looksLikeRequest(h.buf, h.e.opts.MaxFrame) {
+	if !h.e.opts.KeepDamaged || have < int64(need) || h.role() == roleClient && !looksLikeRequest(h.buf, h.e.opts.MaxFrame) && h.follows(h.buf, h.bufOff) != vYes {
+		// (a request the same client's one before vouches for, follows,
+		// is one: its client id all there)
 		return false
 	}
 	if h.e.damagedKept.add(h, h.bufOff, missing) {
@@ -1248,7 +1250,7 @@ func (h *half) answers(b []byte, pkt int) bool {
 		return h.role() == roleBroker && c.outCorr[corr] > 0 && c.answerable(corr, pkt)
 	}
 	for _, f := range c.pending {
-		if f.dir != h.idx && f.firstPkt < pkt && looksLikeRequest(f.Bytes, h.e.opts.MaxFrame) && int32(binary.BigEndian.Uint32(f.Bytes[8:])) == corr {
+		if f.dir != h.idx && f.firstPkt < pkt && isRequest(f, h.e.opts.MaxFrame) && int32(binary.BigEndian.Uint32(f.Bytes[8:])) == corr {
 			return true
 		}
 	}
@@ -1408,6 +1410,9 @@ type lastReq struct {
 	corr  int32
 	idLen int
 	idSum uint32
+	// f is the frame, while the connection's broker side is not known
+	// (emitOwn marks it Frame.chained when the next vouches for it)
+	f *Frame
 }
 
 // clientIDSum is the checksum of the client id of cl bytes (-1 for
@@ -1461,13 +1466,11 @@ func sameClient(a, n []byte, max int) bool {
 // there; the frame, of 1 MiB at most, must end before it.
 func (h *half) farChained(b []byte, off int64) verdict {
 	limit := h.e.opts.MaxFrame
-	size := binary.BigEndian.Uint32(b)
-	corr := int32(binary.BigEndian.Uint32(b[8:]))
-	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
-	if size < 10 || size > 1<<20 || corr < 0 || cl < -1 || cl == 0 || cl > int(size)-10 {
-		// (an empty client id is what zeros read as: nothing vouches)
+	if !chainable(b) {
 		return vNo
 	}
+	size := binary.BigEndian.Uint32(b)
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
 	end := 4 + int(size)
 	if len(b) < end+14+max(cl, 0) {
 		if h.final {
@@ -1480,6 +1483,17 @@ func (h *half) farChained(b []byte, off int64) verdict {
 		return vYes
 	}
 	return vNo
+}
+
+// chainable reports whether the request header at b (14 bytes or more)
+// is one the next request may vouch for (farChained): a frame of 1 MiB at
+// most, a correlation id, a client id null or not empty within it.
+func chainable(b []byte) bool {
+	size := binary.BigEndian.Uint32(b)
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	// (an empty client id is what zeros read as: nothing vouches)
+	return size >= 10 && size <= 1<<20 && corr >= 0 && cl >= -1 && cl != 0 && cl <= int(size)-10
 }
 
 const nonKafkaSkip = 256 << 10
@@ -1571,7 +1585,8 @@ func (h *half) scan(buf []byte) int {
 				continue
 			}
 		}
-		ok := h.headerOK(rest, h.bufOff+int64(p))
+		at := h.bufOff + int64(p)
+		ok := h.headerOK(rest, at)
 		if ok == vNo {
 			v := vNo
 			if h.clean {
@@ -1581,8 +1596,12 @@ func (h *half) scan(buf []byte) int {
 				break
 			}
 			if v == vNo {
+				// The first in a stream followed from its SYN is said
+				// whatever the others (Note.Unframed): one a direction.
 				n := len(h.e.res.Notes)
-				h.e.note(h.c, "implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], h.bufOff+int64(p), h.stream())
+				if h.clean || h.e.implausible.add(h, at, 0) {
+					h.e.note(h.c, "implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], at, h.stream())
+				}
 				if h.clean && len(h.e.res.Notes) > n {
 					// The capture holds these bytes whole, from the
 					// connection's start, and cannot read them as frames:
@@ -1590,7 +1609,7 @@ func (h *half) scan(buf []byte) int {
 					// client's first size, that a broker refuses it.
 					note := &h.e.res.Notes[n]
 					note.Unframed = true
-					if size := int64(int32(binary.BigEndian.Uint32(rest))); h.role() == roleClient && h.bufOff+int64(p) == 0 && (size < 0 || size >= int64(h.e.opts.MaxFrame)) {
+					if size := int64(int32(binary.BigEndian.Uint32(rest))); h.role() == roleClient && at == 0 && (size < 0 || size >= int64(h.e.opts.MaxFrame)) {
 						note.Refused, note.Size = true, size
 					}
 				}
@@ -1600,8 +1619,10 @@ func (h *half) scan(buf []byte) int {
 				h.skipped++
 				continue
 			}
-			h.e.note(h.c, "implausible frame header % x at offset %d of %s, framed by its size all the same (the stream is followed from its SYN)",
-				rest[:min(len(rest), 12)], h.bufOff+int64(p), h.stream())
+			if h.e.bySize.add(h, at, 4+int64(binary.BigEndian.Uint32(rest))) {
+				h.e.note(h.c, "implausible frame header % x at offset %d of %s, framed by its size all the same (the stream is followed from its SYN)",
+					rest[:min(len(rest), 12)], at, h.stream())
+			}
 		}
 		total := 4 + int(binary.BigEndian.Uint32(rest))
 		if len(rest) < total {
@@ -1672,10 +1693,28 @@ func (h *half) emitOwn(b []byte, off int64, missing int64, token bool) {
 		h.c.saslRaw = true
 	}
 	f.firstPkt = h.e.pkt
-	if !token && missing == 0 && len(b) >= 14 && h.role() != roleBroker {
-		// what follows needs to take the next request of its client
-		if cl := int(int16(binary.BigEndian.Uint16(b[12:]))); cl >= -1 && 14+max(cl, 0) <= len(b) {
-			h.last = lastReq{true, off + int64(len(b)), int32(binary.BigEndian.Uint32(b[8:])), cl, clientIDSum(b, cl)}
+	if !token && len(b) >= 14 && h.role() != roleBroker {
+		// A request at a version far past the newest whose client id
+		// does not vouch for it counts as one (Frame.chained: decide,
+		// answers) when the chain rule took it (farChained, follows),
+		// and, while the broker side is not known and headers in sync
+		// are not judged, when the chain rule would have: the request
+		// before vouches for f (follows), or f for the one before
+		// (farChained's test, which that one, found as a response's
+		// start, may have been spared).
+		limit := h.e.opts.MaxFrame
+		f.chained = isFarVersion(b) && !looksLikeRequest(b, limit) && h.follows(b, off) == vYes
+		cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+		if l := h.last.f; l != nil && !h.c.decided && h.last.end == off && !l.chained && 14+max(cl, 0) <= len(b) && isFarVersion(l.Bytes) && !looksLikeRequest(l.Bytes, limit) && chainable(l.Bytes) && sameClient(l.Bytes, b, limit) {
+			l.chained = true
+		}
+		// what follows needs to take the next request of its client:
+		// a frame a gap cut too (Frame.Missing), its client id all there
+		if cl >= -1 && 14+max(cl, 0) <= len(b) {
+			h.last = lastReq{true, off + int64(len(b)) + missing, int32(binary.BigEndian.Uint32(b[8:])), cl, clientIDSum(b, cl), nil}
+			if !h.c.decided {
+				h.last.f = f
+			}
 		}
 	}
 	if h.tentative && missing == 0 && h.answers(b, h.pktAt(off)) {
