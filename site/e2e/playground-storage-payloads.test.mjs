@@ -680,3 +680,43 @@ test('other files opened while the records are read again: the reading stops, th
   }
 });
 
+// The page turned to something else while the records are read again (a
+// decode example picked, a link to a frame followed, a large text
+// pasted): the storage view closes, as when a frame is typed, and the
+// worker stops the reading (storageStop); the frame is shown alone.
+test('an example picked, a link followed or text pasted while the records are read again: the view closes, the reading stops', { timeout: 600_000 }, async () => {
+  const path = await againSegment();
+  for (const how of ['an example picked', 'a link followed', 'text pasted']) {
+    const page = await pg.open('', { init: countReplies });
+    const errs = consoleErrors(page);
+    await page.evaluate(askedAt, 'storageStop');
+    await page.setInputFiles('#file', [path]);
+    await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000, polling: 20 });
+    await page.click('#pay summary');
+    await page.evaluate((how) => {
+      window.kwireOnPiece = () => {
+        window.kwireOnPiece = null;
+        if (how === 'an example picked') document.querySelector('#examples button').click();
+        else if (how === 'a link followed') location.hash = 'hex=' + '0000003600120003000000070012636f6e73756d65722d62696c6c696e672d3100126170616368652d6b61666b612d6a61766106342e302e3000';
+        else {
+          const dt = new DataTransfer();
+          dt.setData('text/plain', '0000003600120003000000070012636f6e73756d65722d62696c6c696e672d3100126170616368652d6b61666b612d6a61766106342e302e3000'.repeat(2500));
+          document.getElementById('input').dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+        }
+      };
+    }, how);
+    await page.setInputFiles('#pay-files', [schemaPath]);
+    const first = await firstReading(page);
+    await page.waitForFunction(() => !/^Reading/.test(document.getElementById('status').textContent) && document.getElementById('status').textContent !== '', null, { timeout: 120_000, polling: 20 });
+    await page.waitForTimeout(300);
+    const seen = await page.evaluate(() => ({ storage: document.getElementById('storage').hidden, shown: window.kwirePlayground.storage === null, status: document.getElementById('status').textContent }));
+    console.log('storage payloads: ' + how + ' while read again: the first reading posted ' + first.pieces + ' of 40 pieces (' + first.asked + ' when the page stopped it); the status: ' + seen.status);
+    assert.deepEqual({ hidden: seen.storage, closed: seen.shown }, { hidden: true, closed: true }, how + ': the storage view closed');
+    assert.deepEqual(first.answer, { records: [], stopped: true }, how + ': the reading stopped: ' + JSON.stringify(first));
+    // No piece of it after the worker took the stop.
+    assert.ok(first.asked < 40 && first.pieces === first.listing, how + ': stopped when the worker took the stop: ' + JSON.stringify(first));
+    assert.deepEqual(page.errors, []);
+    assert.deepEqual(errs, []);
+    await page.close();
+  }
+});
