@@ -67,6 +67,7 @@ $('input').addEventListener('paste', (e) => {
   e.preventDefault();
   ownMode();
   st.file = null;
+  closeStorage(); // as the text box's input event closes it
   putText(text, 'pasted text');
   decodeInput();
 });
@@ -151,6 +152,7 @@ $('enc-decode').addEventListener('click', () => {
   if (!st.encoded) return;
   const env = st.encEnv || {};
   st.file = null;
+  closeStorage(); // the frame replaces storage files shown (a reading again of their records stops)
   putText(toHex(st.encoded), 'the encoded bytes\' hex');
   $('mode').value = 'hex';
   st.modeByPage = true;

@@ -67,6 +67,7 @@ export async function readLink() {
   const mine = ++reading;
   const p = new URLSearchParams(h);
   if (p.has('live')) {
+    closeStorage(); // (a reading again of its records stops)
     arrived('decode');
     setMode('decode');
     openLive(new URL(p.get('live') || '../proxy/events', location.href).href);
@@ -85,8 +86,11 @@ export async function readLink() {
   const text = p.get('hex') || p.get('b64') || p.get('in');
   if (!text) return false;
   // The frame being read for the entry left is no longer wanted: its
-  // answer must not draw it, nor write its link over this entry's.
+  // answer must not draw it, nor write its link over this entry's; nor
+  // do storage files shown stay beside it (a reading again of their
+  // records stops).
   ++st.gen;
+  closeStorage();
   arrived('decode');
   setMode('decode');
   $('dir').value = p.get('dir') === 'response' ? 'response' : 'request';
@@ -138,9 +142,12 @@ export async function drawExamples() {
   }
 }
 
+// The example replaces whatever was shown: storage files shown close (a
+// reading again of their records stops), as a frame typed closes them.
 async function loadDecodeExample(x) {
   newLink();
   setMode('decode');
+  closeStorage();
   $('dir').value = x.dir || 'request';
   $('api').value = x.api !== undefined && x.dir === 'response' ? String(x.api) : 'auto';
   $('ver').value = x.dir === 'response' && x.v !== undefined ? x.v : '';

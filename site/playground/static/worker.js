@@ -462,6 +462,10 @@ self.onmessage = async (e) => {
         if (my !== rereads) { result = { records: [], stopped: true }; break; }
         const j = Math.min(to, i + RECORDS_PIECE);
         const a = JX(await m.payloads(i, j, hook));
+        // Stopped while the piece was read (other files opened: the
+        // module, whose records it named, answered "superseded" then):
+        // stopped all the same, the piece not posted.
+        if (my !== rereads) { result = { records: [], stopped: true }; break; }
         if (a.error) result = a;
         else sendRecords(id, { read: j - from, total, from: i, to: j }, a.records);
       }
