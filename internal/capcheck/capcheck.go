@@ -113,7 +113,9 @@ func (v *Conv) Damaged() int { return v.damaged }
 // (which connections closed) is given to the connections first, then
 // come ck's findings at the end, the one finding that says frames held
 // only in part were not judged (at the first of them), and one for each
-// run of bytes res marks unframed (Note.Unframed), in its notes' order.
+// run of bytes res marks unframed (Note.Unframed), in its notes' order:
+// past the first 10 of them, which the capture folds into one note, one
+// finding that says how many more, and where the first and last were.
 // A capture whose reading was stopped (res.Stopped) did not end where it
 // was cut: what ck said at the end stands when it is of connections
 // seen to close before the cut, which ended whole before it: a
@@ -144,6 +146,8 @@ func (v *Conv) End(ck *check.Checker, res *capture.Result) []check.Finding {
 	}
 	for _, n := range res.Notes {
 		switch {
+		case n.Folded > 0 && n.Unframed:
+			fs = append(fs, foldedFinding(n))
 		case n.Refused:
 			fs = append(fs, check.RefusedSize(n.Conn.ID, n.Packet, n.Size))
 		case n.Unframed:
@@ -186,4 +190,24 @@ func (v *Conv) damagedFinding() check.Finding {
 		what = strconv.Itoa(v.damaged) + " frames the capture holds only in part (bytes lost, or cut by the snap length, inside them) are not judged, the first here"
 	}
 	return check.Finding{Rule: check.FrameDecode, Where: v.first, Skipped: true, What: what}
+}
+
+// foldedFinding is what the check says of the streams an Unframed note
+// stands for past those said each in a note of their own (Note.Folded):
+// one finding, at the last, which counts them and says where the first
+// was, as the finding of each would (check.Unframed, check.RefusedSize).
+func foldedFinding(n capture.Note) check.Finding {
+	first := ""
+	if n.First != nil && n.First.Conn != nil {
+		first = "conn " + strconv.Itoa(n.First.Conn.ID) + " (packet " + strconv.Itoa(n.First.Packet) + ")"
+	}
+	count := strconv.Itoa(n.Folded)
+	if n.Refused {
+		f := check.RefusedSize(n.Conn.ID, n.Packet, n.Size)
+		f.What = count + " more connections, past those said each above, from " + first + " to this one, have a first frame that declares a size a broker refuses (a negative one, or one over socket.request.max.bytes, 100 MiB by default); it closes each, the last here"
+		return f
+	}
+	f := check.Unframed(n.Conn.ID, n.Packet, "")
+	f.What = "bytes of " + count + " more streams of connections captured from their start, past those said each above, from " + first + " to this one, do not read as a frame: the capture skipped them to resynchronise, and what they hold is not judged"
+	return f
 }

@@ -330,6 +330,13 @@ type Note struct {
 	// default): it closes the connection.
 	Refused bool
 	Size    int64
+	// Folded, in an Unframed note, counts the streams it stands for (the
+	// connections, for a Refused one): the first 10 of each kind are said
+	// each in a note of their own (Folded 0), the rest counted in one
+	// note at the capture's end, said at the last of them (Size is its),
+	// First at the first. Like those, kept whatever the cap on notes.
+	Folded int
+	First  *Note
 	// Limit marks the note that says frames were skipped, not held, past
 	// Options.MaxBuffered: kwire check, which shows a capture's notes
 	// only when they bear on its findings, says it too.

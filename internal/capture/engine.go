@@ -91,6 +91,12 @@ type engine struct {
 	// bySize the requests framed by their size all the same: bytes that
 	// are no Kafka (or a hostile capture) may have one in every frame.
 	implausible, bySize folded
+	// unframed are the Note.Unframed notes, refused those of them of a
+	// client's first size a broker refuses (Note.Refused): a capture of
+	// many connections of bytes that are no Kafka has one in each, so
+	// they are folded too, kept whatever the cap on notes (kwire check
+	// turns each into a finding, the last into one that counts them).
+	unframed, refused unframedFold
 	// spare are chunks of tails (half.tail) emptied, for the next ones:
 	// a frame's chunks are not left to the collector, which lets the heap
 	// grow to twice what is live before it collects, and the frames skipped
@@ -533,6 +539,47 @@ func (f *folded) end(e *engine, what, unit string) {
 	e.res.Notes = append(e.res.Notes, n)
 }
 
+// unframedFold is folded for the Note.Unframed notes: the first maxFolded
+// kept whatever the cap on notes, the place of the first of the rest
+// kept too, and for refused sizes, the last of them.
+type unframedFold struct {
+	folded
+	first Note
+	size  int64
+}
+
+// add keeps n, of stream h at offset off, as a note of its own (true),
+// or counts it (false).
+func (u *unframedFold) add(h *half, n Note, off int64) bool {
+	if u.folded.add(h, off, 0) {
+		h.e.res.Notes = append(h.e.res.Notes, n)
+		return true
+	}
+	if u.n == maxFolded+1 {
+		u.first = Note{Packet: n.Packet, Conn: n.Conn}
+	}
+	u.size = n.Size
+	return false
+}
+
+// end says the notes counted past the first maxFolded in one, at the
+// last of them, marked as they are, with Folded and First.
+func (u *unframedFold) end(e *engine, what string) {
+	more := u.n - maxFolded
+	if more <= 0 {
+		return
+	}
+	n := u.last
+	first := u.first
+	n.Unframed, n.Refused, n.Folded, n.First = true, u == &e.refused, more, &first
+	if n.Refused {
+		n.Size = u.size
+	}
+	n.Message = textfmt.Sprintf("%d more %s after the first %d: the first of them in packet %d, %s; the last in this packet, at stream offset %d of %s",
+		more, what, maxFolded, first.Packet, first.Conn, u.off, u.stream)
+	e.res.Notes = append(e.res.Notes, n)
+}
+
 func (e *engine) finish() {
 	for i := 0; i < len(e.all); i++ {
 		e.finishConn(e.all[i])
@@ -571,6 +618,8 @@ func (e *engine) finish() {
 	e.resynced.end(e, "resynchronisations", "bytes skipped")
 	e.implausible.end(e, "implausible frame headers", "")
 	e.bySize.end(e, "requests whose header is implausible framed by their size all the same", "bytes")
+	e.unframed.end(e, "streams followed from their SYN whose bytes do not read as a frame (not judged)")
+	e.refused.end(e, "connections whose first frame declares a size a broker refuses")
 	if e.res.Evicted > 0 {
 		e.note(nil, "%d requests were given up on while waiting for their response (more than %d requests or %d bytes were waiting)", e.res.Evicted, e.opts.MaxWaiting, e.opts.MaxWaitingBytes)
 	}

@@ -1597,21 +1597,23 @@ func (h *half) scan(buf []byte) int {
 			}
 			if v == vNo {
 				// The first in a stream followed from its SYN is said
-				// whatever the others (Note.Unframed): one a direction.
-				n := len(h.e.res.Notes)
-				if h.clean || h.e.implausible.add(h, at, 0) {
-					h.e.note(h.c, "implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], at, h.stream())
-				}
-				if h.clean && len(h.e.res.Notes) > n {
+				// apart from the others (Note.Unframed): one a direction.
+				switch {
+				case h.clean:
 					// The capture holds these bytes whole, from the
 					// connection's start, and cannot read them as frames:
 					// kwire check says they are not judged, or, for the
 					// client's first size, that a broker refuses it.
-					note := &h.e.res.Notes[n]
-					note.Unframed = true
+					note := Note{Packet: h.e.notePkt(), Conn: h.c, Unframed: true,
+						Message: textfmt.Sprintf("implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], at, h.stream())}
+					fold := &h.e.unframed
 					if size := int64(int32(binary.BigEndian.Uint32(rest))); h.role() == roleClient && at == 0 && (size < 0 || size >= int64(h.e.opts.MaxFrame)) {
 						note.Refused, note.Size = true, size
+						fold = &h.e.refused
 					}
+					fold.add(h, note, at)
+				case h.e.implausible.add(h, at, 0):
+					h.e.note(h.c, "implausible frame header % x at offset %d of %s", rest[:min(len(rest), 12)], at, h.stream())
 				}
 				h.synced, h.clean = false, false
 				p++
