@@ -199,3 +199,41 @@ func locate(doc any, path string) (any, bool) {
 	}
 	return doc, true
 }
+
+// TestMixedEntriesNumberedInOneArray: a records field whose entries are
+// a legacy message, then a batch, then a message (a log converted in
+// place holds both) lists them in one JSON array: each entry's path is
+// its place in it, not its place among entries of its own kind.
+func TestMixedEntriesNumberedInOneArray(t *testing.T) {
+	msg := func(off int, v string) map[string]any {
+		return map[string]any{"offset": off, "magic": 1, "timestamp": 0, "key": nil, "value": []byte(v)}
+	}
+	batch := map[string]any{"baseOffset": 1, "partitionLeaderEpoch": 0, "magic": 2, "baseTimestamp": 0,
+		"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": []map[string]any{{"key": nil, "value": []byte("b")}}}
+	b, err := codec.Encode(nil, map[string]any{"data": "records", "value": []any{msg(0, "m0"), batch, msg(2, "m2")}}, codec.EncodeOptions{})
+	require.NoError(t, err)
+	f, err := codec.Decode(b, codec.Options{Data: "records"})
+	require.NoError(t, err)
+	js := jsontext.Indent(nil, f.AppendJSON(nil))
+	var doc any
+	require.NoError(t, json.Unmarshal(js, &doc))
+	var ps Paths
+	lines := ScanJSONLines(js, &ps)
+	paths := NodePaths(f.Root, &ps)
+	id := 0
+	var entries []string
+	tree.Walk(f.Root, func(n *tree.Node) bool {
+		if isEntry(n) && (n.Type == "Message" || n.Type == "RecordBatch") {
+			p := ps.String(paths[id])
+			require.True(t, lines.Has(paths[id]), p)
+			got, ok := locate(doc, p)
+			require.True(t, ok, p)
+			magic := n.Get("magic").Int
+			require.Equal(t, float64(magic), got.(map[string]any)["magic"], "%s: the entry of magic %d", p, magic)
+			entries = append(entries, p)
+		}
+		id++
+		return true
+	})
+	require.Equal(t, []string{"value[0]", "value[1]", "value[2]"}, entries)
+}
