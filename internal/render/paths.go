@@ -196,6 +196,10 @@ func NodePaths(root *tree.Node, p *Paths) []int32 {
 				c = p.child(path, "decoded", -1)
 			case in == inPayload:
 				c = payloadPath(p, n, k, path)
+			case kin == inKV && n.Type == "Message" && k.Name == "value" && wraps(k):
+				// A wrapper message's value: the JSON lists the messages
+				// it decompressed to as its "messages".
+				c = p.child(path, "messages", -1)
 			default:
 				c = childPath(p, n, k, path)
 			}
@@ -246,6 +250,12 @@ func isEntry(n *tree.Node) bool {
 		return true
 	}
 	return false
+}
+
+// wraps reports whether v, a legacy message's value, holds the messages
+// it decompressed to (the records reader's node "inflated").
+func wraps(v *tree.Node) bool {
+	return len(v.Children) == 1 && v.Children[0].Role == tree.RoleRecord && v.Children[0].Name == "inflated"
 }
 
 // payloadData reports whether k, a child of a record's key or value, is

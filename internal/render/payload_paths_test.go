@@ -237,3 +237,40 @@ func TestMixedEntriesNumberedInOneArray(t *testing.T) {
 	})
 	require.Equal(t, []string{"value[0]", "value[1]", "value[2]"}, entries)
 }
+
+// TestWrapperMessagesPaths: the messages a compressed legacy message
+// wraps are its "messages" in the JSON (its value is not shown): their
+// nodes, and their payloads', have the lines of those.
+func TestWrapperMessagesPaths(t *testing.T) {
+	inner := func(v string) map[string]any {
+		return map[string]any{"offset": 0, "magic": 1, "timestamp": 0, "key": nil, "value": []byte(v)}
+	}
+	wrapper := map[string]any{"offset": 1, "magic": 1, "timestamp": 0, "attributes": map[string]any{"compression": "gzip"}, "key": nil,
+		"messages": []any{inner(`{"message":1}`), inner(`{"record":[2]}`)}}
+	b, err := codec.Encode(nil, map[string]any{"data": "records", "value": []any{wrapper}}, codec.EncodeOptions{})
+	require.NoError(t, err)
+	f, err := codec.Decode(b, codec.Options{Data: "records", Payload: payload.NewDecoder(nil, payload.Config{}).Decode})
+	require.NoError(t, err)
+	js := jsontext.Indent(nil, f.AppendJSON(nil))
+	var doc any
+	require.NoError(t, json.Unmarshal(js, &doc))
+	var ps Paths
+	lines := ScanJSONLines(js, &ps)
+	paths := NodePaths(f.Root, &ps)
+	got := map[string]any{}
+	id := 0
+	tree.Walk(f.Root, func(n *tree.Node) bool {
+		p := ps.String(paths[id])
+		id++
+		if n.Type == "Message" || strings.HasPrefix(n.Type, "json ") && n.Role != tree.RoleFraming {
+			require.True(t, lines.Has(paths[id-1]), "%s (%s): no JSON line for %q", n.Name, n.Type, p)
+			v, ok := locate(doc, p)
+			require.True(t, ok, p)
+			got[p] = v
+		}
+		return true
+	})
+	require.Equal(t, float64(1), got["value[0].messages[0].value.decoded.message"], "%v", got)
+	require.Equal(t, []any{float64(2)}, got["value[0].messages[1].value.decoded.record"], "%v", got)
+	require.Equal(t, float64(1), got["value[0]"].(map[string]any)["offset"])
+}
