@@ -831,7 +831,9 @@ func nodeJSON(this js.Value, args []js.Value) any {
 	return string(jsontext.Indent(nil, v.f.AppendAnnotated(nil, v.nodes[id])))
 }
 
-// path(id) -> "body › topics[0] › name".
+// path(id) -> "body › topics[0] › name". A container's framing (a
+// payload's closing bracket, Avro block counts) is on its container's
+// path, as render gives it: a member "end" is not it.
 func nodePath(this js.Value, args []js.Value) any {
 	v := view0()
 	id := intArg(args, 0)
@@ -841,6 +843,9 @@ func nodePath(this js.Value, args []js.Value) any {
 	var parts []string
 	for i := int32(id); i > 0; i = v.parent[i] {
 		n := v.nodes[i]
+		if n.Role == tree.RoleFraming {
+			continue
+		}
 		name := n.Name
 		if n.Field != nil {
 			name = n.Field.JSON

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 )
 
@@ -168,38 +169,122 @@ func (p *Paths) Resolve(id int32, has func(int32) bool) int32 {
 // tagged-field section, the decompressed bytes of a batch) get the path
 // of what holds them, or a path no line has, so a lookup falls back to an
 // ancestor.
+//
+// What the records reader made (batches, messages, records, headers,
+// "inflated") is told by its type and place, not by its name alone: a
+// record's key or value read by a payload decoder (codec/payload) holds
+// nodes named after the payload's own members, which may be "record",
+// "header" or "inflated" as well.
 func NodePaths(root *tree.Node, p *Paths) []int32 {
 	var out []int32
-	var walk func(n *tree.Node, path int32)
-	walk = func(n *tree.Node, path int32) {
+	var walk func(n *tree.Node, path int32, in where)
+	walk = func(n *tree.Node, path int32, in where) {
 		out = append(out, path)
-		// Repeated record parts (batches, messages, records, headers)
+		// The entries of records (batches, messages, records, headers)
 		// are elements of an array in the JSON: number them in order.
-		var seen map[string]int32
+		entries := int32(0)
 		for _, k := range n.Children {
 			var c int32
-			if k.Role == tree.RoleRecord && repeated(k.Name) {
-				if seen == nil {
-					seen = map[string]int32{}
-				}
-				c = p.child(path, "", seen[k.Name])
-				seen[k.Name]++
-			} else {
+			kin := in.child(n, k)
+			switch {
+			case in != inPayload && isEntry(k):
+				c = p.child(path, "", entries)
+				entries++
+			case kin == inPayload && in != inPayload:
+				// The data a payload decoder read (its node "avro",
+				// "protobuf" or "json"): the key's or value's "decoded".
+				c = p.child(path, "decoded", -1)
+			case in == inPayload:
+				c = payloadPath(p, n, k, path)
+			case kin == inKV && n.Type == "Message" && k.Name == "value" && wraps(k):
+				// A wrapper message's value: the JSON lists the messages
+				// it decompressed to as its "messages".
+				c = p.child(path, "messages", -1)
+			default:
 				c = childPath(p, n, k, path)
 			}
-			walk(k, c)
+			walk(k, c, kin)
 		}
 	}
-	walk(root, Root)
+	walk(root, Root, inFrame)
 	return out
 }
 
-func repeated(name string) bool {
-	switch name {
-	case "batch", "message", "record", "header":
+// where says what made a node: the codec's walk and the records reader,
+// or a payload decoder.
+type where uint8
+
+const (
+	inFrame   where = iota
+	inKV            // a record's or message's key or value, as the records reader made it
+	inPayload       // under a key or value, what a payload decoder read
+)
+
+// child says what made k, a child of n, which in says of n.
+func (in where) child(n, k *tree.Node) where {
+	switch in {
+	case inPayload:
+		return inPayload
+	case inKV:
+		if k.Role == tree.RoleRecord && payloadData(k) {
+			return inPayload
+		}
+		return inFrame
+	}
+	if k.Role == tree.RoleRecord && (k.Name == "key" || k.Name == "value") && isEntry(n) && n.Type != "Header" {
+		return inKV
+	}
+	return inFrame
+}
+
+// isEntry reports whether n is an entry of records as the records reader
+// makes it: a batch, a legacy message, a record or a header, each a struct
+// of its own type (a payload's nodes have types "avro ...", "json ...",
+// "protobuf ...").
+func isEntry(n *tree.Node) bool {
+	if n.Role != tree.RoleRecord || n.Kind != schema.Struct {
+		return false
+	}
+	switch n.Type {
+	case "RecordBatch", "Message", "Record", "Header":
 		return true
 	}
 	return false
+}
+
+// wraps reports whether v, a legacy message's value, holds the messages
+// it decompressed to (the records reader's node "inflated").
+func wraps(v *tree.Node) bool {
+	return len(v.Children) == 1 && v.Children[0].Role == tree.RoleRecord && v.Children[0].Name == "inflated"
+}
+
+// payloadData reports whether k, a child of a record's key or value, is
+// the data a payload decoder read (codec/payload's node "avro",
+// "protobuf" or "json"), which the JSON shows as the member "decoded".
+// The payload's framing (magic, schemaId, messageIndexes) has members of
+// its own names.
+func payloadData(k *tree.Node) bool {
+	switch k.Name {
+	case "avro", "protobuf", "json":
+		return true
+	}
+	return false
+}
+
+// payloadPath is the path of k, a node a payload decoder made under n at
+// path: a member by its name, an element by its index, framing (a closing
+// bracket, block counts) and an Avro map entry's key and value on their
+// container's path.
+func payloadPath(p *Paths, n, k *tree.Node, path int32) int32 {
+	switch {
+	case k.Role == tree.RoleFraming:
+		return path
+	case k.Role == tree.RoleElement:
+		return p.child(path, "", int32(k.Index))
+	case n.Type == "avro map entry":
+		return path // the entry's key and value: the member the entry is
+	}
+	return p.child(path, k.Name, -1)
 }
 
 func childPath(p *Paths, parent, n *tree.Node, path int32) int32 {
@@ -213,7 +298,7 @@ func childPath(p *Paths, parent, n *tree.Node, path int32) int32 {
 	case tree.RoleUnknownTag:
 		return p.child(path, "_unknownTaggedFields", -1)
 	case tree.RoleRecord:
-		if n.Name == "inflated" {
+		if n.Name == "inflated" { // what a batch or wrapper message decompressed: the payload's own nodes never get here
 			return path
 		}
 	}
