@@ -575,8 +575,11 @@ func (u *unframedFold) end(e *engine, what string) {
 	if n.Refused {
 		n.Size = u.size
 	}
+	// first.Conn named by its String, not handed to Sprintf: a *Conn in
+	// an interface links time's formatter into capture.wasm (its
+	// time.Time fields), TestModulesLinkNothingUnused
 	n.Message = textfmt.Sprintf("%d more %s after the first %d: the first of them in packet %d, %s; the last in this packet, at stream offset %d of %s",
-		more, what, maxFolded, first.Packet, first.Conn, u.off, u.stream)
+		more, what, maxFolded, first.Packet, first.Conn.String(), u.off, u.stream)
 	e.res.Notes = append(e.res.Notes, n)
 }
 
