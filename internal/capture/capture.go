@@ -187,7 +187,7 @@ type Conn struct {
 	heldN        [2]int // held frames by the side that sent them
 	releasing    bool
 
-	early       map[int32]*Exchange // recent unpaired responses (ReadFunc's handed out already)
+	early       map[int32]*Exchange // recent unpaired responses, held (engine.holdEarly)
 	outstanding []*Exchange         // requests awaiting a response, in order
 	outHead     int
 	outCorr     map[int32]int
@@ -298,6 +298,8 @@ type Exchange struct {
 
 	seq     int
 	merged  bool // an unpaired response later paired with its request
+	early   bool // an unpaired response held in Conn.early (engine.holdEarly)
+	heldAt  int  // its connection's Packets when it was held
 	waiting bool // in the engine's window of requests awaiting a response
 }
 

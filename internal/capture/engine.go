@@ -56,6 +56,14 @@ type engine struct {
 	nWaiting  int
 	waitBytes int
 
+	// The unpaired responses held in case their request is framed
+	// late (Conn.early), over all connections, oldest first; entries
+	// no longer held are skipped and compacted away.
+	earlyQ     []*Exchange
+	earlyHead  int
+	nEarly     int
+	earlyBytes int
+
 	// holds are the halves holding for acknowledged bytes, in the order
 	// their holds began (so of their deadlines).
 	holds []hold
@@ -255,6 +263,9 @@ func (e *engine) tcp(p *tcpPacket) {
 	if c.finished || c.nonKafka {
 		return
 	}
+	if len(c.early) > 0 {
+		e.expireEarly(c)
+	}
 	h := c.half[dir]
 	if p.flags&tcpACK != 0 {
 		o := c.half[1-dir]
@@ -372,6 +383,7 @@ func (e *engine) finishConn(c *Conn) {
 		e.done(x)
 	}
 	c.outstanding, c.outHead, c.outCorr = nil, 0, nil
+	e.letGoEarly(c)
 	c.pending, c.early = nil, nil
 	for _, h := range c.half {
 		h.release()
@@ -982,18 +994,13 @@ func (e *engine) pair(c *Conn, f *Frame) {
 		if r := c.early[x.CorrelationID]; r != nil && r.Response.firstPkt >= f.firstPkt {
 			// The response was framed before its request (the client
 			// stream was still resynchronising): pair them after all.
-			delete(c.early, x.CorrelationID)
-			if e.stream != nil {
-				// ReadFunc handed the response out already, alone: the
-				// request is answered all the same, so it waits for
-				// nothing, as in Read, whose resynchronising reads what
-				// requests wait (answers): both find the same frames.
-				e.done(x)
-				return
-			}
+			// ReadFunc held it back (holdEarly), so it hands out the
+			// pair as Read keeps it.
+			e.unholdEarly(r)
 			r.merged = true
 			x.Response = r.Response
 			x.Latency = latency(f, x.Response)
+			e.done(x)
 			return
 		}
 		e.wait(c, x)
@@ -1010,14 +1017,122 @@ func (e *engine) pair(c *Conn, f *Frame) {
 	}
 	x := &Exchange{Conn: c, Response: f, APIKey: -1, APIVersion: -1, CorrelationID: corr}
 	e.created(x)
-	e.done(x)
-	if len(b) >= 8 {
-		// Remember a few unpaired responses in case their request is
-		// framed late.
-		if c.early == nil || len(c.early) >= 16 {
-			c.early = make(map[int32]*Exchange)
+	if len(b) < 8 {
+		e.done(x)
+		return
+	}
+	e.holdEarly(c, x)
+}
+
+// Bounds of the unpaired responses held in case their request is
+// framed late (holdEarly): per connection, and over all of them, in
+// number and in bytes (Options.MaxWaitingBytes).
+const (
+	maxEarlyConn = 16
+	maxEarly     = 1024
+	maxEarlyWait = 256 // packets of its connection
+)
+
+// holdEarly remembers the unpaired response x in case its request is
+// framed late (a client stream resynchronising frames a request only
+// once what follows it vouches for it, by which time its answer may have
+// been framed). ReadFunc hands x out only once it is let go: when more
+// than maxEarlyConn are held on its connection (all of them are let go,
+// as they were forgotten before), when another response with its
+// correlation id comes, when more than maxEarly or MaxWaitingBytes of
+// their bytes are held in all (the oldest first), when maxEarlyWait
+// packets of its connection came after it, or when its connection
+// ends. Read follows the same rules, so both pair the same frames.
+func (e *engine) holdEarly(c *Conn, x *Exchange) {
+	if old := c.early[x.CorrelationID]; old != nil {
+		e.unholdEarly(old)
+		e.done(old)
+	}
+	if len(c.early) >= maxEarlyConn {
+		e.letGoEarly(c)
+	}
+	if c.early == nil {
+		c.early = make(map[int32]*Exchange)
+	}
+	c.early[x.CorrelationID] = x
+	x.early = true
+	x.heldAt = c.Packets
+	e.earlyQ = append(e.earlyQ, x)
+	e.nEarly++
+	e.earlyBytes += len(x.Response.Bytes)
+	for e.nEarly > maxEarly || e.earlyBytes > e.opts.MaxWaitingBytes {
+		for !e.earlyQ[e.earlyHead].early {
+			e.earlyQ[e.earlyHead] = nil
+			e.earlyHead++
 		}
-		c.early[corr] = x
+		y := e.earlyQ[e.earlyHead]
+		e.unholdEarly(y)
+		e.done(y)
+	}
+}
+
+// unholdEarly takes the held response x out of its connection's map and
+// the accounting; the caller hands it out or pairs it.
+func (e *engine) unholdEarly(x *Exchange) {
+	delete(x.Conn.early, x.CorrelationID)
+	x.early = false
+	e.nEarly--
+	e.earlyBytes -= len(x.Response.Bytes)
+	for e.earlyHead < len(e.earlyQ) && !e.earlyQ[e.earlyHead].early {
+		e.earlyQ[e.earlyHead] = nil
+		e.earlyHead++
+	}
+	if live := len(e.earlyQ) - e.earlyHead; live == 0 {
+		e.earlyQ, e.earlyHead = e.earlyQ[:0], 0
+	} else if live > 64 && live > 2*e.nEarly {
+		q := e.earlyQ[:0]
+		for _, y := range e.earlyQ[e.earlyHead:] {
+			if y.early {
+				q = append(q, y)
+			}
+		}
+		clear(e.earlyQ[len(q):])
+		e.earlyQ, e.earlyHead = q, 0
+	}
+}
+
+// expireEarly hands out unpaired the responses held on c for more than
+// maxEarlyWait of its packets, in the order they came.
+func (e *engine) expireEarly(c *Conn) {
+	var ys []*Exchange
+	for _, y := range c.early {
+		if c.Packets-y.heldAt > maxEarlyWait {
+			ys = append(ys, y)
+		}
+	}
+	// in the order they came (at most maxEarlyConn: insertion sort)
+	for i := 1; i < len(ys); i++ {
+		for j := i; j > 0 && ys[j].seq < ys[j-1].seq; j-- {
+			ys[j], ys[j-1] = ys[j-1], ys[j]
+		}
+	}
+	for _, y := range ys {
+		e.unholdEarly(y)
+		e.done(y)
+	}
+}
+
+// letGoEarly hands out the responses held on c unpaired, in the order
+// they came.
+func (e *engine) letGoEarly(c *Conn) {
+	if len(c.early) == 0 {
+		return
+	}
+	// Gathered first: letting one go may compact the queue.
+	ys := make([]*Exchange, 0, len(c.early))
+	for _, y := range e.earlyQ[e.earlyHead:] {
+		if y != nil && y.early && y.Conn == c {
+			ys = append(ys, y)
+		}
+	}
+	for _, y := range ys {
+		e.unholdEarly(y)
+		e.done(y)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,19 +144,24 @@ func FuzzRead(f *testing.F) {
 		if len(r.Conns) != r.Connections {
 			t.Fatalf("%d connections listed, %d counted", len(r.Conns), r.Connections)
 		}
-		n := 0
+		var read, streamed []string
+		for _, x := range r.Exchanges {
+			read = append(read, exchangeKey(x))
+		}
 		r2, err := ReadFunc(bytes.NewReader(data), opts, func(x *Exchange) {
-			n++
+			streamed = append(streamed, exchangeKey(x))
 			if x.Evicted && (x.Request == nil || x.Response != nil) {
 				t.Fatal("an evicted exchange must be an unanswered request")
 			}
 		})
 		require.NoError(t, err)
-		// ReadFunc hands out exchanges as they complete, so a response seen
-		// before its request comes out as two unpaired ones there, where
-		// Read pairs them afterwards: it may report more, never fewer.
-		if n < len(r.Exchanges) || r2.Frames != r.Frames {
-			t.Fatalf("ReadFunc gave %d exchanges / %d frames, Read %d / %d", n, r2.Frames, len(r.Exchanges), r.Frames)
+		// ReadFunc hands out the same exchanges as Read, in its own order:
+		// a response framed before its request is held (holdEarly) in
+		// both.
+		slices.Sort(read)
+		slices.Sort(streamed)
+		if !slices.Equal(read, streamed) || r2.Frames != r.Frames {
+			t.Fatalf("ReadFunc gave exchanges %q / %d frames, Read %q / %d", streamed, r2.Frames, read, r.Frames)
 		}
 		if r2.Packets != r.Packets || r2.NonKafka != r.NonKafka || r2.Connections != r.Connections {
 			t.Fatalf("ReadFunc counted %d packets, %d non-Kafka, %d connections; Read %d, %d, %d",
@@ -321,7 +327,8 @@ func TestRegressionFlushShortHeader(t *testing.T) {
 // broker stream's resynchronising, which weighs frames by the requests
 // waiting, then found a frame in Read that it skipped in ReadFunc. The
 // request an early response answered waits for nothing in either now:
-// both find the same frames, and ReadFunc hands the request out at once.
+// both find the same frames, and ReadFunc hands the pair out at once
+// (the response held until then, holdEarly).
 func TestRegressionReadFuncLateRequest(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("testdata", "fuzz", "FuzzRead", "78feafef0d229830"))
 	require.NoError(t, err)
@@ -345,6 +352,7 @@ func TestRegressionReadFuncLateRequest(t *testing.T) {
 	for _, x := range got {
 		if x.Request != nil && x.CorrelationID == 1 {
 			assert.False(t, x.ConnClosed, "the request was answered: it did not wait until the end")
+			assert.True(t, x.Paired(), "ReadFunc pairs it as Read does")
 		}
 	}
 }
