@@ -118,3 +118,56 @@ func TestAgreeCaptures(t *testing.T) {
 		})
 	}
 }
+
+// TestEarlyResponsesBounded: ReadFunc holds an unpaired response in
+// case its request is framed late (holdEarly), but not for ever: at
+// most maxEarlyConn on a connection (past which they are all handed
+// out), and each for maxEarlyWait packets of its connection. Read pairs
+// by the same rules, so both agree.
+func TestEarlyResponsesBounded(t *testing.T) {
+	t.Run("per connection", func(t *testing.T) {
+		b := newTB(t, layers.LinkTypeEthernet)
+		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+		v.handshake()
+		for corr := int32(100); corr < 100+maxEarlyConn+1; corr++ {
+			v.resp(apiVersionsResp(corr))
+		}
+		v.req(apiVersionsReq(1))
+		v.resp(apiVersionsResp(1))
+		data := b.pcap()
+		requireAgree(t, data, Options{})
+		var got []*Exchange
+		_, err := ReadFunc(bytes.NewReader(data), Options{}, func(x *Exchange) { got = append(got, x) })
+		require.NoError(t, err)
+		require.Len(t, got, maxEarlyConn+2)
+		for i, x := range got[:maxEarlyConn] {
+			assert.Equal(t, int32(100+i), x.CorrelationID)
+			assert.Nil(t, x.Request)
+		}
+		assert.True(t, got[maxEarlyConn].Paired(), "the connection's own exchange, before it ends")
+		assert.Equal(t, int32(100+maxEarlyConn), got[maxEarlyConn+1].CorrelationID, "held until the connection ended")
+	})
+	t.Run("wait", func(t *testing.T) {
+		b := newTB(t, layers.LinkTypeEthernet)
+		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+		v.handshake()
+		v.resp(apiVersionsResp(1 << 20))
+		n := int32(maxEarlyWait) // two packets each
+		for corr := int32(1); corr <= n; corr++ {
+			v.req(apiVersionsReq(corr))
+			v.resp(apiVersionsResp(corr))
+		}
+		data := b.pcap()
+		requireAgree(t, data, Options{})
+		var got []*Exchange
+		_, err := ReadFunc(bytes.NewReader(data), Options{}, func(x *Exchange) { got = append(got, x) })
+		require.NoError(t, err)
+		require.Len(t, got, int(n)+1)
+		i := slices.IndexFunc(got, func(x *Exchange) bool { return x.CorrelationID == 1<<20 })
+		assert.Nil(t, got[i].Request)
+		// handed out once maxEarlyWait packets of the connection came
+		// after it (each exchange is two packets), not held until the
+		// connection ended
+		assert.Equal(t, maxEarlyWait/2, i, "handed out after exchange %d of %d", i, n)
+	})
+}
