@@ -82,15 +82,22 @@ func TestAgreeSkippedFarVersion(t *testing.T) {
 func TestAgreeChainedAnswerFirst(t *testing.T) {
 	body := []byte{0, 0, 0, 1, 0, 6, 'o', 'r', 'd', 'e', 'r', 's', 1, 0, 0}
 	for _, id := range [][]byte{nil, []byte("c"), []byte("ab")} {
-		b := newTB(t, layers.LinkTypeEthernet)
-		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
-		for corr := int32(1); corr <= 4; corr++ {
-			v.req(farWeak(id, corr, body))
-			v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+		for _, piece := range []int{1 << 20, 5} {
+			for _, keep := range []bool{false, true} {
+				b := newTB(t, layers.LinkTypeEthernet)
+				v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+				// the first request is cut: the stream begins mid-frame
+				v.sendAll(v.split(true, farWeak(id, 1, body)[3:], piece))
+				v.resp(kresp(1, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+				for corr := int32(2); corr <= 4; corr++ {
+					v.sendAll(v.split(true, farWeak(id, corr, body), piece))
+					v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+				}
+				v.fin()
+				r := requireAgree(t, b.pcap(), Options{KeepDamaged: keep})
+				assert.Equal(t, []int32{2, 3, 4}, pairedCorrs(r), "%v", r.Notes)
+			}
 		}
-		v.fin()
-		r := requireAgree(t, b.pcap(), Options{})
-		assert.Equal(t, []int32{1, 2, 3, 4}, pairedCorrs(r), "%v", r.Notes)
 	}
 }
 
