@@ -27,8 +27,10 @@
 // MaxWaitingBytes. A frame being gathered costs about its size (past 1
 // MiB, in chunks that are never copied until it is whole), and segments
 // out of order O(log n) each, whatever order they come in. ReadFunc hands exchanges out as they complete and
-// forgets closed connections, so its memory follows the open connections
-// and the waiting requests, not the size of the capture.
+// forgets closed connections, so its memory follows the open connections,
+// the waiting requests and the unpaired responses held in case their
+// request is framed late (at most 16 a connection and 1,024 or
+// MaxWaitingBytes in all), not the size of the capture.
 package capture
 
 import (
@@ -480,6 +482,16 @@ func (x *Exchange) Before(y *Exchange) bool {
 // ended the wait (the first past it, or the one that brought what was
 // held past its limit, or the end of the capture), though the notes of the
 // bytes then declared lost are said at the packet whose ACK showed them.
+//
+// A response that answers no waiting request is held in case its request
+// is framed late (a client stream resynchronising frames a request only
+// once what follows it vouches for it, by which time its answer may have
+// come): it is handed out paired when its request is framed, and alone
+// when more than 16 are held on its connection (all of them then), when
+// another response with its correlation id comes, after 256 packets of its
+// connection, when more than 1,024 or Options.MaxWaitingBytes of their
+// bytes are held in all (the oldest first), or when the connection ends.
+// Read pairs by the same rules, so both give the same exchanges.
 func ReadFunc(r io.Reader, opts Options, fn func(*Exchange)) (*Result, error) {
 	if fn == nil {
 		fn = func(*Exchange) {}
