@@ -39,8 +39,8 @@ func (n *Node) Get(name string) *Node {
 			}
 		}
 	}
-	if name == "messages" {
-		if v := n.Get("value"); v != nil && len(v.Children) == 1 && v.Children[0].Name == "inflated" {
+	if name == "messages" && n.Role == RoleRecord && n.Type == "Message" {
+		if v := n.Get("value"); v != nil && len(v.Children) == 1 && v.Children[0].inflated() {
 			return v.Children[0]
 		}
 	}
@@ -72,8 +72,8 @@ func (n *Node) Elems() iter.Seq2[int, *Node] {
 		kids := n.Children
 		onlyRecords := n.Role == RoleRecord && n.Kind == schema.Records // a batch's records: JSON lists only the records
 		entries := !onlyRecords && (n.Kind == schema.Records || n.inflated())
-		headers := n.Role == RoleRecord && n.Kind == schema.Array && n.Name == "headers" // a record's headers
-		if (entries || onlyRecords) && len(kids) == 1 && kids[0].Name == "inflated" {
+		headers := n.Role == RoleRecord && n.Kind == schema.Array && n.Type == "[]Header" // a record's headers, not a payload's member "headers"
+		if (entries || onlyRecords) && len(kids) == 1 && kids[0].inflated() {
 			kids = kids[0].Children
 		}
 		i := 0
@@ -81,7 +81,7 @@ func (n *Node) Elems() iter.Seq2[int, *Node] {
 			switch {
 			case c.Role == RoleElement:
 			case onlyRecords:
-				if c.Name != "record" {
+				if c.Type != "Record" {
 					continue
 				}
 			case entries && (c.Role == RoleRecord || c.Role == RoleRaw):
@@ -99,9 +99,22 @@ func (n *Node) Elems() iter.Seq2[int, *Node] {
 
 // inflated reports whether n is the records reader's node of
 // decompressed bytes ("gzip inflated"), not a payload's member of that
-// name.
+// name: its type is a compression codec's name and " inflated", which no
+// payload's type is (theirs start "avro ", "json ", "protobuf "; an Avro
+// record or enum named "inflated" is of type "avro record inflated").
 func (n *Node) inflated() bool {
-	return n.Role == RoleRecord && n.Name == "inflated" && strings.HasSuffix(n.Type, " inflated")
+	if n.Role != RoleRecord || n.Kind != schema.Bytes || n.Name != "inflated" {
+		return false
+	}
+	codec, ok := strings.CutSuffix(n.Type, " inflated")
+	if !ok {
+		return false
+	}
+	switch codec {
+	case "gzip", "snappy", "lz4", "zstd":
+		return true
+	}
+	return false
 }
 
 // elem returns item i of the list n holds (see Elems), or nil: Lookup's

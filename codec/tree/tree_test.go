@@ -144,10 +144,24 @@ func TestGet(t *testing.T) {
 	require.Nil(t, t0.Get("nope"))
 	require.Nil(t, (*Node)(nil).Get("x"))
 
+	// As the records reader makes them: a message of type Message, its
+	// decompressed bytes of type "gzip inflated".
 	inflated := node("inflated", RoleRecord, 0, 30)
+	inflated.Kind, inflated.Type = schema.Bytes, "gzip inflated"
 	msg := node("message", RoleRecord, 0, 60, node("offset", RoleRecord, 0, 8), node("value", RoleRecord, 30, 60, inflated))
+	msg.Kind, msg.Type = schema.Struct, "Message"
 	require.Equal(t, inflated, msg.Get("messages"))
-	require.Nil(t, node("message", RoleRecord, 0, 60, node("value", RoleRecord, 30, 60)).Get("messages"))
+	empty := node("message", RoleRecord, 0, 60, node("value", RoleRecord, 30, 60))
+	empty.Type = "Message"
+	require.Nil(t, empty.Get("messages"))
+	// A payload's object with a member "value" whose one member is
+	// "inflated" (an Avro record's field, of a record type "inflated" too)
+	// has no "messages".
+	member := node("inflated", RoleRecord, 0, 30)
+	member.Kind, member.Type = schema.Struct, "avro record inflated"
+	obj := node("avro", RoleRecord, 0, 60, node("value", RoleRecord, 30, 60, member))
+	obj.Kind, obj.Type = schema.Struct, "avro record R"
+	require.Nil(t, obj.Get("messages"))
 }
 
 // Elem, Elems and Count list what value JSON lists: array elements; a
@@ -173,15 +187,22 @@ func TestElem(t *testing.T) {
 	kind := func(n *Node, k schema.Kind) *Node { n.Kind = k; return n }
 	leaf := func(name string, start, end int) *Node { return kind(node(name, RoleRecord, start, end), schema.Int32) }
 	header := func(start int) *Node {
-		return kind(node("header", RoleRecord, start, start+4, leaf("key", start, start+2), leaf("value", start+2, start+4)), schema.Struct)
+		h := kind(node("header", RoleRecord, start, start+4, leaf("key", start, start+2), leaf("value", start+2, start+4)), schema.Struct)
+		h.Type = "Header"
+		return h
 	}
 	headers := kind(node("headers", RoleRecord, 0, 9, header(1), header(5)), schema.Array)
+	headers.Type = "[]Header"
 	require.Equal(t, 5, headers.elem(1).Start, "a record's header i")
 	require.Equal(t, 2, headers.Count())
 	rec := func(start int) *Node {
-		return kind(node("record", RoleRecord, start, start+10, leaf("length", start, start+1), leaf("attributes", start+1, start+2), headers), schema.Struct)
+		r := kind(node("record", RoleRecord, start, start+10, leaf("length", start, start+1), leaf("attributes", start+1, start+2), headers), schema.Struct)
+		r.Type = "Record"
+		return r
 	}
-	batchRecords := kind(node("records", RoleRecord, 61, 100, node("inflated", RoleRecord, 0, 30, rec(0), rec(10), node("partial", RoleRaw, 20, 30))), schema.Records)
+	gz := kind(node("inflated", RoleRecord, 0, 30, rec(0), rec(10), node("partial", RoleRaw, 20, 30)), schema.Bytes)
+	gz.Type = "gzip inflated"
+	batchRecords := kind(node("records", RoleRecord, 61, 100, gz), schema.Records)
 	require.Equal(t, 10, batchRecords.elem(1).Start, "inside inflated")
 	require.Nil(t, batchRecords.elem(2), "a batch's records list records only")
 	require.Equal(t, 2, batchRecords.Count())
@@ -199,9 +220,10 @@ func TestElem(t *testing.T) {
 	}
 	require.Equal(t, 2, batch.Get("records").Count())
 	require.Equal(t, 2, rec(0).Get("headers").Count())
-	inflated := node("inflated", RoleRecord, 0, 30, kind(node("message", RoleRecord, 0, 20, leaf("offset", 0, 8)), schema.Struct))
+	inflated := kind(node("inflated", RoleRecord, 0, 30, kind(node("message", RoleRecord, 0, 20, leaf("offset", 0, 8)), schema.Struct)), schema.Bytes)
 	inflated.Type = "gzip inflated"
 	msg := kind(node("message", RoleRecord, 0, 60, leaf("offset", 0, 8), kind(node("value", RoleRecord, 30, 60, inflated), schema.Bytes)), schema.Struct)
+	msg.Type = "Message"
 	require.Zero(t, msg.Count())
 	require.Equal(t, 1, msg.Get("messages").Count(), "a wrapper's messages")
 }

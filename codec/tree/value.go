@@ -14,7 +14,11 @@ import (
 // [16]byte for a UUID, []any for an array, map[string]any keyed by JSON
 // name for a struct (its tagged fields included, and its unknown tags as
 // "_unknownTaggedFields", a list of {"tag", "data"}, as value JSON has
-// them), and nil for a null.
+// them), and nil for a null. What a payload reader made of a key or value
+// (codec/payload) gives its value as the "decoded" of value JSON: an
+// object's members by their names, whatever they are ("inflated", "raw",
+// "headers" are members like any other), an Avro map as map[string]any
+// of its values by key.
 //
 // What the records reader made is given as value JSON shows it (the
 // form Encode reads in a records field, or as {"data":"records",
@@ -68,6 +72,9 @@ func (n *Node) Value() any {
 		copy(u[:], n.Raw)
 		return u
 	case schema.Array:
+		if n.avroMap() {
+			return n.avroMapValue()
+		}
 		out := make([]any, 0, len(n.Children))
 		for _, c := range n.Elems() {
 			out = append(out, c.Value())
@@ -88,7 +95,7 @@ func (n *Node) fields(out map[string]any) {
 			c.fields(out)
 		case c.Field != nil && c.Role == RoleField && c.Flags&Broken == 0:
 			out[c.Field.JSON] = c.Value()
-		case c.Role == RoleRecord && c.Name != "raw":
+		case c.Role == RoleRecord: // a payload's member, whatever its name ("raw" too); bytes left raw are RoleRaw
 			out[c.Name] = c.Value()
 		case c.Role == RoleUnknownTag:
 			u, _ := out["_unknownTaggedFields"].([]any)
@@ -252,7 +259,7 @@ func (n *Node) batchValue() map[string]any {
 		list := recs.Children
 		decoded := true
 		if compressed {
-			decoded = len(list) == 1 && list[0].Name == "inflated"
+			decoded = len(list) == 1 && list[0].inflated()
 			if decoded {
 				list = list[0].Children
 			}
@@ -273,7 +280,7 @@ func (n *Node) batchValue() map[string]any {
 		}
 	}
 	out["_sizeInBytes"] = int64(n.End - n.Start)
-	if recs != nil && compressed && len(recs.Children) == 1 && recs.Children[0].Name == "inflated" {
+	if recs != nil && compressed && len(recs.Children) == 1 && recs.Children[0].inflated() {
 		inflated := recs.Children[0].End - recs.Children[0].Start
 		out["_uncompressedBytes"] = int64(inflated)
 		// As value JSON writes it: two decimals.
@@ -375,7 +382,7 @@ func (n *Node) messageValue() map[string]any {
 	case val == nil:
 	case attrs&7 != 0 && !val.Null:
 		out["messages"] = nil
-		if len(val.Children) == 1 && val.Children[0].Name == "inflated" {
+		if len(val.Children) == 1 && val.Children[0].inflated() {
 			out["messages"] = entriesValue(val.Children[0].Children)
 		}
 		out["_compressed"] = val.Raw
@@ -436,7 +443,7 @@ func hasWarnings(n *Node) bool {
 	}
 	hooked := n.Role == RoleRecord && (n.Name == "key" || n.Name == "value")
 	for _, c := range n.Children {
-		if hooked && c.Name != "inflated" {
+		if hooked && !c.inflated() {
 			continue
 		}
 		if hasWarnings(c) {
@@ -444,4 +451,33 @@ func hasWarnings(n *Node) bool {
 		}
 	}
 	return false
+}
+
+// avroMap reports whether n is an Avro map a payload reader decoded
+// (codec/payload): an array of entries in the tree, each named by its key
+// and holding the key and the value, an object in value JSON.
+func (n *Node) avroMap() bool {
+	if n.Role != RoleRecord || n.Kind != schema.Array {
+		return false
+	}
+	return n.Type == "avro map" || strings.HasPrefix(n.Type, "avro union[") && strings.HasSuffix(n.Type, "] map")
+}
+
+// avroMapValue is an Avro map's value: its entries' values by their keys,
+// as value JSON has them.
+func (n *Node) avroMapValue() map[string]any {
+	out := make(map[string]any, len(n.Children))
+	for _, e := range n.Children {
+		if e.Role != RoleRecord || e.Type != "avro map entry" {
+			continue // framing: block counts
+		}
+		var v any
+		for _, c := range e.Children {
+			if c.Name == "value" {
+				v = c.Value()
+			}
+		}
+		out[e.Name] = v
+	}
+	return out
 }

@@ -109,7 +109,7 @@ func (j *treeWriter) entries(dst []byte, nodes []*tree.Node) []byte {
 			dst = append(dst, `{"_truncated":`...)
 			dst = jsontext.AppendBase64(dst, n.Raw)
 			dst = append(dst, '}')
-		case n.Name == "batch":
+		case n.Type == "RecordBatch":
 			dst = j.batch(dst, n)
 		default:
 			dst = j.message(dst, n)
@@ -127,7 +127,7 @@ func hasWarnings(n *tree.Node) bool {
 	}
 	hooked := n.Role == tree.RoleRecord && (n.Name == "key" || n.Name == "value")
 	for _, c := range n.Children {
-		if hooked && c.Name != "inflated" {
+		if hooked && !isInflated(c) {
 			continue
 		}
 		if hasWarnings(c) {
@@ -177,7 +177,7 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 		list := recs.Children
 		ok := true
 		if attrs&7 != 0 {
-			ok = len(list) == 1 && list[0].Name == "inflated"
+			ok = len(list) == 1 && isInflated(list[0])
 			if ok {
 				list = list[0].Children
 			}
@@ -188,7 +188,7 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 			dst = append(dst, '[')
 			first := true
 			for _, r := range list {
-				if r.Name != "record" {
+				if r.Type != "Record" {
 					continue
 				}
 				if !first {
@@ -207,7 +207,7 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 	// The batch's size, and the compression's when its records were
 	// decompressed: from the tree's spans, not from the reader's counts.
 	inflated := -1
-	if recs != nil && attrs&7 != 0 && len(recs.Children) == 1 && recs.Children[0].Name == "inflated" {
+	if recs != nil && attrs&7 != 0 && len(recs.Children) == 1 && isInflated(recs.Children[0]) {
 		inflated = recs.Children[0].End - recs.Children[0].Start
 	}
 	compressed := 0
@@ -340,7 +340,7 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 	if v := child(m, "value"); v != nil {
 		if attrs&7 != 0 && !v.Null {
 			dst = key(dst, false, "messages")
-			if len(v.Children) == 1 && v.Children[0].Name == "inflated" {
+			if len(v.Children) == 1 && isInflated(v.Children[0]) {
 				dst = j.entries(dst, v.Children[0].Children)
 			} else {
 				dst = append(dst, "null"...)
@@ -374,4 +374,14 @@ func child(n *tree.Node, name string) *tree.Node {
 		}
 	}
 	return nil
+}
+
+// isInflated reports whether n is the node of a batch's or wrapper's
+// decompressed bytes as the tree sink makes it (inflated): of a codec's
+// type ("gzip inflated"), its number in Int. What a payload decoder
+// hangs under a key or value is told from it so, not by its name: a
+// payload's member may be named "inflated" too.
+func isInflated(n *tree.Node) bool {
+	return n.Role == tree.RoleRecord && n.Kind == schema.Bytes && n.Name == "inflated" &&
+		n.Int > CodecNone && n.Type == CodecName(int(n.Int))+" inflated"
 }
