@@ -1105,12 +1105,8 @@ func (e *engine) expireEarly(c *Conn) {
 			ys = append(ys, y)
 		}
 	}
-	// in the order they came (at most maxEarlyConn: insertion sort)
-	for i := 1; i < len(ys); i++ {
-		for j := i; j > 0 && ys[j].seq < ys[j-1].seq; j-- {
-			ys[j], ys[j-1] = ys[j-1], ys[j]
-		}
-	}
+	// in the order they came
+	sortfunc.Slice(len(ys), func(i, j int) bool { return ys[i].seq < ys[j].seq }, func(i, j int) { ys[i], ys[j] = ys[j], ys[i] })
 	for _, y := range ys {
 		e.unholdEarly(y)
 		e.done(y)

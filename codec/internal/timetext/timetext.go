@@ -52,15 +52,7 @@ func appendInt(b []byte, x, width int) []byte {
 		u = -u
 	}
 	var d [20]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = byte('0' + u%10)
-		u /= 10
-		if u == 0 {
-			break
-		}
-	}
+	i := putUint(d[:], u)
 	for n := len(d) - i; n < width; n++ {
 		b = append(b, '0')
 	}
