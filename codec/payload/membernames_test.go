@@ -17,7 +17,8 @@ import (
 
 // A payload's members may be named as the records reader names its own
 // nodes: "inflated", "record", "batch", "header(s)", "value", "key",
-// "messages", "raw". The tree tells them apart by what the nodes are,
+// "messages", "raw", or as the tree names a payload's data: "decoded",
+// and its formats, "json", "avro". The tree tells them apart by what the nodes are,
 // not by their names, so Value, Get, Elems and Lookup of a payload's
 // data give what the frame's value JSON says of it ("decoded").
 
@@ -31,7 +32,9 @@ const namesAvsc = `{"type":"record","name":"Names","fields":[
  {"name":"headers","type":{"type":"map","values":"long"}},
  {"name":"attrs","type":{"type":"map","values":"string"}},
  {"name":"raw","type":"string"},
- {"name":"key","type":"string"}]}`
+ {"name":"key","type":"string"},
+ {"name":"decoded","type":{"type":"record","name":"decoded","fields":[{"name":"avro","type":"string"}]}},
+ {"name":"json","type":"long"}]}`
 
 type namesSource struct{}
 
@@ -54,10 +57,11 @@ func namesPayloads(t *testing.T) (jsonValue, avroValue []byte) {
 		"value":    map[string]any{"inflated": int64(8)},
 		"record":   int64(1), "batch": []any{int64(2), int64(3)},
 		"headers": map[string]any{"h": int64(4)}, "attrs": map[string]any{"a": "x"},
-		"raw": "r", "key": "k"})
+		"raw": "r", "key": "k", "decoded": map[string]any{"avro": "d"}, "json": int64(6)})
 	require.NoError(t, err)
 	jsonValue = []byte(`{"inflated": {"record": {"a": 1}, "inflated": [2]}, "record": 1, "batch": [1, 2], "header": {"key": "k", "value": "v"},
-		"headers": [{"key": "a"}], "raw": 5, "value": {"inflated": 2}, "messages": 3, "key": null}`)
+		"headers": [{"key": "a"}], "raw": 5, "value": {"inflated": 2}, "messages": 3, "key": null,
+		"json": {"decoded": [4]}, "decoded": {"json": "j"}}`)
 	return jsonValue, append([]byte{0, 0, 0, 0, 9}, avro...)
 }
 
@@ -180,8 +184,9 @@ func TestPayloadMemberNamesLookup(t *testing.T) {
 	require.NoError(t, err)
 	rec := "body.topicData[0].partitionData[0].records[0].records[0]"
 
-	js := must(f.Root.Lookup(rec + ".key.json"))
+	js := must(f.Root.Lookup(rec + ".key.decoded"))
 	require.Equal(t, "json object", js.Type)
+	require.Equal(t, "json", js.Name, "its Name says its format")
 	require.Equal(t, int64(3), must(js.Lookup("messages")).Int, "the member messages")
 	require.Equal(t, []any{int64(1), int64(2)}, must(js.Lookup("batch")).Value())
 	require.Equal(t, int64(2), must(js.Lookup("batch[1]")).Int)
@@ -189,9 +194,17 @@ func TestPayloadMemberNamesLookup(t *testing.T) {
 	require.Equal(t, int64(2), must(js.Lookup("inflated.inflated[0]")).Int)
 	require.Equal(t, 0, js.Get("inflated").Count(), "an object lists nothing")
 	require.Equal(t, int64(5), must(js.Lookup("raw")).Int)
+	// The payload's own members "json" and "decoded" keep their names.
+	require.Equal(t, int64(4), must(js.Lookup("json.decoded[0]")).Int)
+	require.Equal(t, map[string]any{"json": "j"}, must(js.Lookup("decoded")).Value())
+	require.Equal(t, "j", must(f.Root.Lookup(rec+".key.decoded.decoded.json")).Value())
 
-	avro := must(f.Root.Lookup(rec + ".value.avro"))
+	avro := must(f.Root.Lookup(rec + ".value.decoded"))
 	require.Equal(t, "avro", avro.Name)
+	require.Equal(t, "avro record Names", avro.Type)
+	require.Equal(t, "d", must(avro.Lookup("decoded.avro")).Value(), "the field decoded, of record type decoded")
+	require.Equal(t, "avro record decoded", avro.Get("decoded").Type)
+	require.Equal(t, int64(6), must(avro.Lookup("json")).Int)
 	require.Nil(t, avro.Get("messages"), "the field value's one field inflated is no wrapper's messages")
 	_, err = avro.Lookup("messages")
 	require.ErrorContains(t, err, `no "messages"`)
@@ -211,6 +224,54 @@ func TestPayloadMemberNamesLookup(t *testing.T) {
 	r := must(f.Root.Lookup(rec))
 	require.Equal(t, 0, r.Get("headers").Count())
 	require.Equal(t, jv, r.Get("key").Value())
+}
+
+// A payload's data is its key's or value's "decoded", as in value JSON:
+// Get, Lookup and the names Lookup lists when a step is missing say so in
+// every frame the records reach the payload decoder through (a records
+// field alone, a Produce v2 message set, a gzip'd v3 batch, v9, Fetch v4
+// and v13), and its format's name ("json", "avro", its node's Name) is no
+// member; the payload's framing keeps its names. A node of a format's
+// type that is no key's or value's child (the Avro field "value", a
+// record whose one field is a long) holds no "decoded".
+func TestPayloadDataIsDecoded(t *testing.T) {
+	jv, av := namesPayloads(t)
+	d := payload.NewDecoder(namesSource{}, payload.Config{})
+	for _, fr := range sinkFrames(t, [][2][]byte{{jv, av}, {nil, jv}, {av, nil}}) {
+		o := codec.Options{Response: fr.response, APIKey: fr.key, Version: fr.version, Payload: d.Decode,
+			TopicNames: func([16]byte) string { return "orders" }}
+		first := "body.topicData[0].partitionData[0].records[0]"
+		switch {
+		case fr.records:
+			o, first = codec.Options{Data: "records", Payload: d.Decode}, "value[0]"
+		case fr.response:
+			first = "body.responses[0].partitions[0].records[0]"
+		}
+		if fr.version > 2 || fr.response || fr.records {
+			first += ".records[0]" // a batch's first record; else the message set's first message
+		}
+		f, err := codec.Decode(fr.b, o)
+		require.NoError(t, err)
+		data := payloadData(f.Root)
+		require.Len(t, data, 4, "key %d v%d", fr.key, fr.version)
+
+		js := must(f.Root.Lookup(first + ".key.decoded"))
+		require.Same(t, data[0], js, "key %d v%d", fr.key, fr.version)
+		require.Equal(t, "json object", js.Type)
+		require.Equal(t, int64(4), must(f.Root.Lookup(first+".key.decoded.json.decoded[0]")).Int)
+		_, err = f.Root.Lookup(first + ".key.json")
+		require.ErrorContains(t, err, `no "json" (there: decoded)`)
+
+		avro := must(f.Root.Lookup(first + ".value.decoded"))
+		require.Same(t, data[1], avro)
+		require.Equal(t, "avro record Names", avro.Type)
+		require.Equal(t, int64(9), must(f.Root.Lookup(first+".value.schemaId")).Int)
+		require.Equal(t, "d", must(f.Root.Lookup(first+".value.decoded.decoded.avro")).Value())
+		_, err = f.Root.Lookup(first + ".value.avro")
+		require.ErrorContains(t, err, `no "avro" (there: magic, schemaId, decoded)`)
+		require.Nil(t, avro.Get("value").Get("decoded"), "a payload's member is no key or value")
+		require.NotNil(t, avro.Get("value").Get("inflated"))
+	}
 }
 
 func must(n *tree.Node, err error) *tree.Node {

@@ -40,7 +40,9 @@
 // Tree nodes (Role tree.RoleRecord, elements tree.RoleElement) under the
 // key or value node: "magic" (int8), "schemaId" (int32), "messageIndexes"
 // (varint elements), then one node for the data: "avro", "protobuf" or
-// "json", whose children are the fields with their own spans. Types read
+// "json", whose children are the fields with their own spans; Get and
+// Lookup find it as value JSON names it, "decoded" (the key's or value's
+// child of a format's type), its Name saying its format. Types read
 // "avro record Order", "protobuf int64", "json object" and so on. A
 // container's own bytes after or between its members (a JSON closing
 // bracket "end", an Avro array's or map's block counts "count" and

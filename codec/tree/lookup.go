@@ -18,7 +18,13 @@ import (
 // node's Int) and "timestamp" (in its batch's Value), a batch's
 // "_sizeInBytes" and the like; the framing Encode computes has nodes
 // that value JSON leaves out: "batchLength", "recordCount", a record's
-// "length", a message's "messageSize".
+// "length", a message's "messageSize". What a payload reader
+// (codec/payload) decoded from a record's or message's key or value is
+// that key's or value's "decoded", as in value JSON (its Name, "avro",
+// "protobuf" or "json", says its format, for display); the payload's
+// framing has its own names ("magic", "schemaId", "messageIndexes") and
+// the payload's members theirs, whatever they are ("json" and "decoded"
+// too).
 
 // Get returns the child of n that holds the value named name, looking
 // inside n's tagged-field section too, or nil. A wrapper message's
@@ -28,7 +34,7 @@ func (n *Node) Get(name string) *Node {
 		return nil
 	}
 	for _, c := range n.Children {
-		if c.name() == name && c.Role != RoleFraming {
+		if n.childName(c) == name && c.Role != RoleFraming {
 			return c
 		}
 	}
@@ -53,6 +59,41 @@ func (n *Node) name() string {
 		return n.Field.JSON
 	}
 	return n.Name
+}
+
+// childName is the name of c, a child of n, in value JSON: "decoded"
+// for the data a payload reader decoded from n (see decoded), else c's
+// own.
+func (n *Node) childName(c *Node) string {
+	if n.decoded(c) {
+		return "decoded"
+	}
+	return c.name()
+}
+
+// decoded reports whether c, a child of n, is the data a payload reader
+// decoded from n, a record's or legacy message's key or value: the node
+// value JSON shows as n's member "decoded" (codec/payload names it
+// "avro", "protobuf" or "json"). It is told by place and type, not by
+// name: n is the records reader's key or value, bytes of type
+// "varbytes" or "bytes" (a payload's own nodes have types that start
+// with its format's name), and c's type names a payload format ("avro
+// record Order", "protobuf message pkg.Order", "json object"), as the
+// payload's framing's (magic "int8", schemaId "int32", messageIndexes
+// "varints") and decompressed bytes' ("gzip inflated") do not. The
+// payload's members are below c, so one named "json" or "decoded" keeps
+// its own name.
+func (n *Node) decoded(c *Node) bool {
+	if n.Role != RoleRecord || n.Kind != schema.Bytes || c.Role != RoleRecord ||
+		n.Name != "key" && n.Name != "value" || n.Type != "varbytes" && n.Type != "bytes" {
+		return false
+	}
+	format, _, _ := strings.Cut(c.Type, " ")
+	switch format {
+	case "avro", "protobuf", "json":
+		return len(c.Type) > len(format)
+	}
+	return false
 }
 
 // Elems iterates over the items of the list n holds, as value JSON lists
@@ -214,7 +255,7 @@ func (n *Node) names() []string {
 			out = append(out, c.names()...)
 		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing || c.Role == RoleFraming:
 		default:
-			out = append(out, c.name())
+			out = append(out, n.childName(c))
 		}
 	}
 	return out

@@ -192,11 +192,12 @@ func NodePaths(root *tree.Node, p *Paths) []int32 {
 				entries++
 			case kin == inPayload && in != inPayload:
 				// The data a payload decoder read (its node "avro",
-				// "protobuf" or "json"): the key's or value's "decoded".
+				// "protobuf" or "json"): the key's or value's "decoded",
+				// as tree's Get names it.
 				c = p.child(path, "decoded", -1)
 			case in == inPayload:
 				c = payloadPath(p, n, k, path)
-			case kin == inKV && n.Type == "Message" && k.Name == "value" && wraps(k):
+			case kin == inKV && n.Type == "Message" && k.Name == "value" && n.Get("messages") != nil:
 				// A wrapper message's value: the JSON lists the messages
 				// it decompressed to as its "messages".
 				c = p.child(path, "messages", -1)
@@ -226,7 +227,11 @@ func (in where) child(n, k *tree.Node) where {
 	case inPayload:
 		return inPayload
 	case inKV:
-		if k.Role == tree.RoleRecord && payloadData(k) {
+		if k.Role == tree.RoleRecord && n.Get("decoded") == k {
+			// The data a payload decoder read, told as tree's Get
+			// tells it (by its place and type): the JSON shows it as
+			// the member "decoded". The payload's framing (magic,
+			// schemaId, messageIndexes) has members of its own names.
 			return inPayload
 		}
 		return inFrame
@@ -247,25 +252,6 @@ func isEntry(n *tree.Node) bool {
 	}
 	switch n.Type {
 	case "RecordBatch", "Message", "Record", "Header":
-		return true
-	}
-	return false
-}
-
-// wraps reports whether v, a legacy message's value, holds the messages
-// it decompressed to (the records reader's node "inflated").
-func wraps(v *tree.Node) bool {
-	return len(v.Children) == 1 && v.Children[0].Role == tree.RoleRecord && v.Children[0].Name == "inflated"
-}
-
-// payloadData reports whether k, a child of a record's key or value, is
-// the data a payload decoder read (codec/payload's node "avro",
-// "protobuf" or "json"), which the JSON shows as the member "decoded".
-// The payload's framing (magic, schemaId, messageIndexes) has members of
-// its own names.
-func payloadData(k *tree.Node) bool {
-	switch k.Name {
-	case "avro", "protobuf", "json":
 		return true
 	}
 	return false

@@ -274,3 +274,43 @@ func TestWrapperMessagesPaths(t *testing.T) {
 	require.Equal(t, []any{float64(2)}, got["value[0].messages[1].value.decoded.record"], "%v", got)
 	require.Equal(t, float64(1), got["value[0]"].(map[string]any)["offset"])
 }
+
+// TestNodePathsAreLookupPaths: the path NodePaths gives a node is the
+// path tree's Lookup finds it by, so the playground's JSON lines and the
+// library name a payload's data ("decoded") and its members alike, by
+// one rule (tree's). Nodes on their container's path (framing, an Avro
+// map entry's key and value, the decompressed bytes) have none of their
+// own.
+func TestNodePathsAreLookupPaths(t *testing.T) {
+	d := payload.NewDecoder(schemaMap{1: {ID: 1, Type: payload.TypeAvro, Text: clashAvro}}, payload.Config{})
+	f := clashFrame(t, d, []byte(clashJSON), clashAvroValue)
+	var ps Paths
+	paths := NodePaths(f.Root, &ps)
+	var nodes []*tree.Node
+	tree.Walk(f.Root, func(n *tree.Node) bool {
+		nodes = append(nodes, n)
+		return true
+	})
+	own := map[int32]bool{} // paths of nodes found by them
+	decoded, checked := 0, 0
+	parent := map[*tree.Node]int32{}
+	for i, n := range nodes {
+		for _, k := range n.Children {
+			parent[k] = paths[i]
+		}
+		if i == 0 || paths[i] == parent[n] || own[paths[i]] {
+			continue
+		}
+		p := ps.String(paths[i])
+		got, err := f.Root.Lookup(p)
+		require.NoError(t, err, "%s (%s)", n.Name, n.Type)
+		require.Same(t, n, got, "%s: Lookup finds another node than %s (%s)", p, n.Name, n.Type)
+		own[paths[i]] = true
+		if strings.HasSuffix(p, ".decoded") {
+			decoded++
+		}
+		checked++
+	}
+	require.Equal(t, 2, decoded, "both values' data")
+	require.Greater(t, checked, 60)
+}
