@@ -14,11 +14,19 @@ import (
 // [16]byte for a UUID, []any for an array, map[string]any keyed by JSON
 // name for a struct (its tagged fields included, and its unknown tags as
 // "_unknownTaggedFields", a list of {"tag", "data"}, as value JSON has
-// them), and nil for a null. What a payload reader made of a key or value
-// (codec/payload) gives its value as the "decoded" of value JSON: an
-// object's members by their names, whatever they are ("inflated", "raw",
-// "headers" are members like any other), an Avro map as map[string]any
-// of its values by key.
+// them), and nil for a null.
+//
+// What a payload reader made of a key or value (codec/payload: the node
+// Get finds as the key's or value's "decoded") gives the value value
+// JSON's "decoded" shows, as these Go values, not in the JSON encoding
+// value JSON writes it in: an object's members by their names, whatever
+// they are ("inflated", "raw", "headers" are members like any other), an
+// Avro map as map[string]any of its values by key, an Avro union as its
+// branch's value ("k", or nil for its null branch, where value JSON has
+// Avro's JSON encoding {"string":"k"} or null), Avro bytes and fixed as
+// []byte (value JSON: strings of code points U+0000-U+00FF), Protobuf's
+// 64-bit integers as int64 and its enums as their numbers (protojson:
+// strings of digits, the values' names).
 //
 // What the records reader made is given as value JSON shows it (the
 // form Encode reads in a records field, or as {"data":"records",
