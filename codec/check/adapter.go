@@ -713,15 +713,15 @@ func (r *reader) records(f *codec.Frame, n *tree.Node, p *partFacts) {
 		bf.Offset, bf.Buf = e.Start, e.Buf
 		bf.loc, bf.bi = p.loc, i
 		bf.Partial = e.Flags&tree.Truncated != 0
-		switch e.Name {
-		case "batch":
+		switch e.Type { // the records reader's entries, told by type as its other nodes are
+		case "RecordBatch":
 			bf.Magic = int8(e.Int)
 			if bf.Partial {
 				p.Batches = append(p.Batches, bf)
 				continue
 			}
 			readBatch(e, &bf)
-		case "message":
+		case "Message":
 			bf.Magic = int8(intOf(e.Get("magic")))
 			bf.Attributes = int16(intOf(e.Get("attributes")))
 			bf.RecordCount, bf.Parsed = 1, 1
@@ -786,16 +786,12 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 	if recs == nil {
 		return
 	}
-	kids := recs.Children
-	inflated := len(kids) == 1 && kids[0].Name == "inflated"
-	if inflated {
-		kids = kids[0].Children
-	}
+	kids, inflated := recordList(recs, bf.codec())
 	bf.AllRead = bf.codec() == 0 || inflated
 	bf.DeltasCount, bf.DeltasAscend, bf.FirstDeltaBad = true, true, -1
 	bf.MaxRecordTS = -1 << 63
 	for _, rec := range kids {
-		if rec.Name != "record" {
+		if rec.Type != "Record" {
 			bf.AllRead = false
 			continue
 		}
@@ -825,6 +821,25 @@ func readBatch(e *tree.Node, bf *batchFacts) {
 	if int(bf.RecordCount) != bf.Parsed {
 		bf.AllRead = false
 	}
+}
+
+// recordList is the list a batch's records node recs holds (records,
+// and bytes a record failed to read from), and whether the batch, of
+// compression codec, was decompressed: then the list is the children of
+// recs' one child, the decompressed bytes, as tree's Elems steps into
+// them. That node is told by what it is, not by its name "inflated":
+// bytes of the reader's whose type is the codec's name and " inflated"
+// and whose Int is the codec's number (rec's tree sink makes it so).
+func recordList(recs *tree.Node, codec int) ([]*tree.Node, bool) {
+	kids := recs.Children
+	if codec == 0 || len(kids) != 1 {
+		return kids, false
+	}
+	k := kids[0]
+	if k.Role != tree.RoleRecord || k.Kind != schema.Bytes || k.Int != int64(codec) || !strings.HasSuffix(k.Type, " inflated") {
+		return kids, false
+	}
+	return k.Children, true
 }
 
 // cleanRequest reports whether b reads cleanly as a request: no error,
