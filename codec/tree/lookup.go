@@ -88,10 +88,11 @@ func (n *Node) decoded(c *Node) bool {
 		n.Name != "key" && n.Name != "value" || n.Type != "varbytes" && n.Type != "bytes" {
 		return false
 	}
-	format, _, _ := strings.Cut(c.Type, " ")
-	switch format {
-	case "avro", "protobuf", "json":
-		return len(c.Type) > len(format)
+	switch format, _, ok := strings.Cut(c.Type, " "); {
+	case !ok:
+		return false
+	case format == "avro", format == "protobuf", format == "json":
+		return true
 	}
 	return false
 }
