@@ -24,7 +24,12 @@ import (
 // "protobuf" or "json", says its format, for display); the payload's
 // framing has its own names ("magic", "schemaId", "messageIndexes") and
 // the payload's members theirs, whatever they are ("json" and "decoded"
-// too).
+// too). So is the message of an internal topic's key or value, as
+// "__consumer_offsets" records hold ("OffsetCommitKey"), after the
+// integers that frame it ("type", "version"). A control record's key
+// and value hold their fields as children ("version", "type",
+// "coordinatorEpoch", a KRaft data message), which value JSON shows in
+// the record's "control" member instead.
 
 // Get returns the child of n that holds the value named name, looking
 // inside n's tagged-field section too, or nil. A wrapper message's
@@ -71,21 +76,31 @@ func (n *Node) childName(c *Node) string {
 	return c.name()
 }
 
-// decoded reports whether c, a child of n, is the data a payload reader
-// decoded from n, a record's or legacy message's key or value: the node
-// value JSON shows as n's member "decoded" (codec/payload names it
-// "avro", "protobuf" or "json"). It is told by place and type, not by
-// name: n is the records reader's key or value, bytes of type
-// "varbytes" or "bytes" (a payload's own nodes have types that start
-// with its format's name), and c's type names a payload format ("avro
-// record Order", "protobuf message pkg.Order", "json object"), as the
-// payload's framing's (magic "int8", schemaId "int32", messageIndexes
-// "varints") and decompressed bytes' ("gzip inflated") do not. The
-// payload's members are below c, so one named "json" or "decoded" keeps
-// its own name.
+// decoded reports whether c, a child of n, is what was decoded from n, a
+// record's or legacy message's key or value: the node value JSON shows
+// as n's member "decoded". That is the data a payload reader read
+// (codec/payload names it "avro", "protobuf" or "json"), or the message
+// of an internal topic's key or value (named after its schema,
+// "OffsetCommitKey"). It is told by place and type, not by name: n is
+// the records reader's key or value, bytes of type "varbytes" or
+// "bytes" (a payload's own nodes have types that start with its
+// format's name); c's type names a payload format ("avro record Order",
+// "protobuf message pkg.Order", "json object"), as the payload's
+// framing's (magic "int8", schemaId "int32", messageIndexes "varints")
+// and decompressed bytes' ("gzip inflated") do not; or c is a struct the
+// codec's walk read (a field's role) after the integers that frame an
+// internal topic's part (its "type", "version"), which a control
+// record's data message, its value's only child and shown as its
+// "control"'s "data", is not. The members are below c, so one named
+// "json" or "decoded" keeps its own name.
 func (n *Node) decoded(c *Node) bool {
-	if n.Role != RoleRecord || n.Kind != schema.Bytes || c.Role != RoleRecord ||
-		n.Name != "key" && n.Name != "value" || n.Type != "varbytes" && n.Type != "bytes" {
+	if n.Role != RoleRecord || n.Kind != schema.Bytes || n.Name != "key" && n.Name != "value" || n.Type != "varbytes" && n.Type != "bytes" {
+		return false
+	}
+	if c.Role == RoleField {
+		return c.Kind == schema.Struct && len(n.Children) > 1 && n.Children[0] != c && n.Children[0].Role == RoleRecord
+	}
+	if c.Role != RoleRecord {
 		return false
 	}
 	switch format, _, ok := strings.Cut(c.Type, " "); {

@@ -190,10 +190,13 @@ func NodePaths(root *tree.Node, p *Paths) []int32 {
 			case in != inPayload && isEntry(k):
 				c = p.child(path, "", entries)
 				entries++
-			case kin == inPayload && in != inPayload:
+			case in == inControlKV:
+				c = controlPath(p, n, k, path)
+			case kin == inPayload && in != inPayload || in == inKV && k.Role == tree.RoleField && n.Get("decoded") == k:
 				// The data a payload decoder read (its node "avro",
-				// "protobuf" or "json"): the key's or value's "decoded",
-				// as tree's Get names it.
+				// "protobuf" or "json"), or an internal topic's message
+				// ("OffsetCommitKey"): the key's or value's "decoded", as
+				// tree's Get names it.
 				c = p.child(path, "decoded", -1)
 			case in == inPayload:
 				c = payloadPath(p, n, k, path)
@@ -216,9 +219,11 @@ func NodePaths(root *tree.Node, p *Paths) []int32 {
 type where uint8
 
 const (
-	inFrame   where = iota
-	inKV            // a record's or message's key or value, as the records reader made it
-	inPayload       // under a key or value, what a payload decoder read
+	inFrame     where = iota
+	inKV              // a record's or message's key or value, as the records reader made it
+	inPayload         // under a key or value, what a payload decoder read
+	inControl         // inside a control batch, above its records' keys and values
+	inControlKV       // a control record's key or value, whose fields the JSON shows in its "control"
 )
 
 // child says what made k, a child of n, which in says of n.
@@ -235,11 +240,50 @@ func (in where) child(n, k *tree.Node) where {
 			return inPayload
 		}
 		return inFrame
+	case inControlKV:
+		return inFrame // a KRaft data message's fields: the codec's walk made them
 	}
 	if k.Role == tree.RoleRecord && (k.Name == "key" || k.Name == "value") && isEntry(n) && n.Type != "Header" {
+		if in == inControl && n.Type == "Record" {
+			return inControlKV
+		}
 		return inKV
 	}
+	if in == inControl || k.Type == "RecordBatch" && isEntry(k) && controlBatch(k) {
+		return inControl
+	}
 	return inFrame
+}
+
+// controlBatch reports whether batch b has its attributes' control bit
+// set: its records are control records.
+func controlBatch(b *tree.Node) bool {
+	a := b.Get("attributes")
+	return a != nil && a.Int&0x20 != 0
+}
+
+// controlPath is the path of k, a child of n, a control record's key or
+// value at path: the JSON shows the fields of both as members of the
+// record's "control" ("keyVersion", "type"; "valueVersion" and
+// "coordinatorEpoch" of a marker, "data" of a KRaft value); what follows
+// them ("rest") has no member, and takes the key's or value's own path.
+func controlPath(p *Paths, n, k *tree.Node, path int32) int32 {
+	name := ""
+	switch {
+	case n.Name == "key" && k.Name == "version":
+		name = "keyVersion"
+	case n.Name == "key" && k.Name == "type":
+		name = "type"
+	case n.Name == "value" && k.Name == "version":
+		name = "valueVersion"
+	case n.Name == "value" && k.Name == "coordinatorEpoch":
+		name = "coordinatorEpoch"
+	case n.Name == "value" && (k.Kind == schema.Struct || k.Name == "data"):
+		name = "data"
+	default:
+		return path
+	}
+	return p.child(p.child(p.parent[path], "control", -1), name, -1)
 }
 
 // isEntry reports whether n is an entry of records as the records reader
