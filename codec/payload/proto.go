@@ -679,13 +679,7 @@ func wireTypeName(typ protowire.Type) string {
 
 // fieldKindName is fd's type as a .proto file writes it.
 func fieldKindName(fd protoreflect.FieldDescriptor) string {
-	k := fd.Kind().String()
-	switch fd.Kind() {
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		k = string(fd.Message().FullName())
-	case protoreflect.EnumKind:
-		k = "enum " + string(fd.Enum().FullName())
-	}
+	k := protoKindName(fd)
 	if fd.IsList() {
 		k = "repeated " + k
 	}
@@ -701,11 +695,12 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 	}
 	kindName := ""
 	if fd != nil {
-		kindName = fd.Kind().String()
-		if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
-			kindName = string(fd.Message().FullName())
-		} else if fd.Kind() == protoreflect.EnumKind {
-			kindName = "enum " + string(fd.Enum().FullName())
+		kindName = protoKindName(fd)
+		if fd.IsMap() {
+			// Named so, not by its synthetic entry message: an element of
+			// a map (an object's member in "decoded", by its key), not of
+			// a list (internal/render's NodePaths tells them so).
+			kindName = "map<" + protoKindName(fd.MapKey()) + ", " + protoKindName(fd.MapValue()) + "> entry"
 		}
 	}
 	switch typ {
@@ -777,6 +772,18 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 	}
 	c.End = q
 	return q
+}
+
+// protoKindName is the type of field fd's values as a node's type names
+// it: a scalar's kind, a message's full name, "enum " and an enum's.
+func protoKindName(fd protoreflect.FieldDescriptor) string {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return string(fd.Message().FullName())
+	case protoreflect.EnumKind:
+		return "enum " + string(fd.Enum().FullName())
+	}
+	return fd.Kind().String()
 }
 
 // protoPacked reads a packed repeated scalar: elements back to back.
