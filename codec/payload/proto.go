@@ -311,21 +311,35 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	w.path = w.path[:0]
 	w.protoMessage(md, root, idxEnd, w.in.End)
 	if !w.stopped {
-		m := dynamicpb.NewMessage(md)
-		err := proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: w.maxDepth + 1, Resolver: ps.res}.Unmarshal(b[idxEnd:], m)
-		if err == nil && w.anyFits(m, ps.res, idxEnd) {
-			var js []byte
-			js, err = protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
-			if err == nil {
-				w.decoded()
-				w.out = appendCompact(w.out, js) // protojson varies its spacing on purpose
-			}
-		}
+		js, err := w.protoJSON(ps, md, b[idxEnd:], idxEnd)
 		if err != nil {
 			w.fail(idxEnd, "protobuf: "+err.Error())
+		} else if js != nil {
+			w.decoded()
+			w.out = appendCompact(w.out, js) // protojson varies its spacing on purpose
 		}
 	}
 	w.finish(root, mark)
+}
+
+// protoJSON reads data, at p, as message md and writes it as protojson;
+// nil and no error when anyFits stops it at a limit. The protobuf runtime
+// panics on some data it should refuse (google.golang.org/protobuf
+// v1.36.12: a map entry whose key comes twice, the second time of a wire
+// type the key's type is never written as, in a message or in an Any's
+// value): that is an error, said as the others are.
+func (w *walker) protoJSON(ps *protoSchema, md protoreflect.MessageDescriptor, data []byte, p int) (js []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			js, err = nil, errors.New("the protobuf runtime failed on the data: "+panicText(r))
+		}
+	}()
+	m := dynamicpb.NewMessage(md)
+	err = proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: w.maxDepth + 1, Resolver: ps.res}.Unmarshal(data, m)
+	if err != nil || !w.anyFits(m, ps.res, p) {
+		return nil, err
+	}
+	return protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
 }
 
 // indexRead is one reading of the message-index list: the indexes, where

@@ -518,3 +518,58 @@ func TestProtobufRepeatedAndMapPaths(t *testing.T) {
 	v, _ := l.find(at("nums"))
 	require.Equal(t, "[1 2 3 4 5 6]", fmt.Sprint(v))
 }
+
+// FuzzProtobufPaths: whatever a t.M payload holds, when value JSON has
+// its "decoded", each element of a repeated field, packed or not, and
+// each map entry the tree shows has a path there, and an element's
+// path locates its value.
+func FuzzProtobufPaths(f *testing.F) {
+	f.Add(protoPathsValue()[6:])
+	f.Add([]byte{0x0a, 0, 0x08, 1, 0x0a, 2, 3, 4, 0x08, 5})
+	f.Add([]byte{0x1a, 0, 0x1a, 2, 0x10, 1, 0x22, 2, 0x08, 1, 0x22, 0})
+	d := payload.NewDecoder(schemaMap{2: {ID: 2, Type: payload.TypeProtobuf, Text: protoPathsSchema}}, payload.Config{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := withValues(t, append([]byte{0, 0, 0, 0, 2, 0}, data...), nil)
+		fr, err := codec.Decode(b, codec.Options{Data: "records", Payload: d.Decode})
+		require.NoError(t, err)
+		l := link(t, fr)
+		dec := l.path("value", 0, "records", 0, "value", "decoded")
+		if _, ok := l.find(dec); !ok {
+			return // not decoded: nothing to light but the value
+		}
+		var walk func(n *tree.Node, elems bool)
+		walk = func(n *tree.Node, elems bool) {
+			id := l.of(n)
+			_, repeated := protoRepeated(n)
+			switch {
+			case repeated && n.Kind == schema.Array && len(n.Children) == 0:
+				// An empty packed run: no elements, maybe no array.
+			case repeated || protoMapEntry(n) || elems && n.Role == tree.RoleElement:
+				require.True(t, l.lines.Has(id), "%s (%s): no JSON line for %q", n.Name, n.Type, l.ps.String(id))
+				got, ok := l.find(id)
+				require.True(t, ok, "%s (%s): %q locates nothing", n.Name, n.Type, l.ps.String(id))
+				if protoMapEntry(n) {
+					key, ok := protoMapKey(n)
+					if ok {
+						require.Equal(t, key, l.ps.names[l.ps.step[id]])
+					}
+					break
+				}
+				switch n.Kind {
+				case schema.Int64:
+					require.Equal(t, strconv.FormatInt(n.Int, 10), fmt.Sprint(got), "%q", l.ps.String(id))
+				case schema.String:
+					require.Equal(t, string(n.Raw), got, "%q", l.ps.String(id))
+				}
+			}
+			for _, k := range n.Children {
+				walk(k, repeated && n.Kind == schema.Array)
+			}
+		}
+		for _, n := range l.nodes {
+			if n.Name == "protobuf" && strings.HasPrefix(n.Type, "protobuf message ") {
+				walk(n, false)
+			}
+		}
+	})
+}
