@@ -238,9 +238,11 @@ func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
 			if k.Type != "Record" && k.Type != "Header" {
 				ks.raw, ks.at = true, c // a batch, a legacy message
 			}
-		case ks.in == inPayload && s.in != inPayload:
+		case ks.in == inPayload && s.in != inPayload, s.in == inKV && k.Role == tree.RoleField:
 			// The data a payload decoder read (its node "avro",
-			// "protobuf" or "json"): the key's or value's "decoded".
+			// "protobuf" or "json"), or the message an internal
+			// topic's record holds (its node named after its schema):
+			// the key's or value's "decoded".
 			c = p.child(path, "decoded", -1)
 		case s.in == inPayload:
 			c, ks.base = payloadPath(p, n, k, path, s.base, &reps)

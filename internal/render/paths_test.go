@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -306,4 +308,54 @@ func holds(v any, b []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestInternalTopicRecordsPaths: the message a record of an internal
+// topic holds (__consumer_offsets' OffsetCommitKey and Value) is its
+// key's or value's "decoded" in value JSON: each of its nodes has its
+// line there, and each field's path locates its value.
+func TestInternalTopicRecordsPaths(t *testing.T) {
+	key := (&kmsg.OffsetCommitKey{Version: 1, Group: "g", Topic: "orders", Partition: 2}).AppendTo(nil)
+	ov := kmsg.NewOffsetCommitValue()
+	ov.Version, ov.Offset, ov.LeaderEpoch, ov.Metadata = 3, 7, 5, "m"
+	batch := map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2, "baseTimestamp": 0,
+		"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": []map[string]any{{"key": key, "value": ov.AppendTo(nil)}}}
+	recs, err := codec.Encode(nil, map[string]any{"data": "records", "value": []any{batch}}, codec.EncodeOptions{})
+	require.NoError(t, err)
+	f, err := codec.Decode(fetchOf("__consumer_offsets", recs), codec.Options{Response: true, APIKey: 1, Version: 12})
+	require.NoError(t, err)
+	require.Empty(t, f.Warnings)
+	l := link(t, f)
+	rec := l.path("body", "responses", 0, "partitions", 0, "records", 0, "records", 0)
+	checked := 0
+	for _, kv := range []string{"key", "value"} {
+		var part *tree.Node
+		for _, n := range l.nodes {
+			if n.Name == kv && l.of(n) == l.ps.child(rec, kv, -1) {
+				part = n
+			}
+		}
+		require.NotNil(t, part, kv)
+		for _, c := range part.Children {
+			if c.Role != tree.RoleField {
+				continue
+			}
+			require.Equal(t, l.ps.child(l.of(part), "decoded", -1), l.of(c), "%s: %s", kv, c.Name)
+			tree.Walk(c, func(n *tree.Node) bool {
+				id := l.of(n)
+				require.True(t, l.lines.Has(id), "%s: no JSON line for %q", n.Name, l.ps.String(id))
+				got, ok := l.find(id)
+				require.True(t, ok, "%q", l.ps.String(id))
+				switch n.Kind {
+				case schema.Int64, schema.Int32, schema.Int16:
+					require.Equal(t, strconv.FormatInt(n.Int, 10), fmt.Sprint(got), "%q", l.ps.String(id))
+				case schema.String:
+					require.Equal(t, string(n.Raw), got, "%q", l.ps.String(id))
+				}
+				checked++
+				return true
+			})
+		}
+	}
+	require.Greater(t, checked, 6)
 }
