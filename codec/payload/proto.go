@@ -311,21 +311,35 @@ func (w *walker) protoPayload(ps *protoSchema, p int, framed bool) {
 	w.path = w.path[:0]
 	w.protoMessage(md, root, idxEnd, w.in.End)
 	if !w.stopped {
-		m := dynamicpb.NewMessage(md)
-		err := proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: w.maxDepth + 1, Resolver: ps.res}.Unmarshal(b[idxEnd:], m)
-		if err == nil && w.anyFits(m, ps.res, idxEnd) {
-			var js []byte
-			js, err = protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
-			if err == nil {
-				w.decoded()
-				w.out = appendCompact(w.out, js) // protojson varies its spacing on purpose
-			}
-		}
+		js, err := w.protoJSON(ps, md, b[idxEnd:], idxEnd)
 		if err != nil {
 			w.fail(idxEnd, "protobuf: "+err.Error())
+		} else if js != nil {
+			w.decoded()
+			w.out = appendCompact(w.out, js) // protojson varies its spacing on purpose
 		}
 	}
 	w.finish(root, mark)
+}
+
+// protoJSON reads data, at p, as message md and writes it as protojson;
+// nil and no error when anyFits stops it at a limit. The protobuf runtime
+// panics on some data it should refuse (google.golang.org/protobuf
+// v1.36.12: a map entry whose key comes twice, the second time of a wire
+// type the key's type is never written as, in a message or in an Any's
+// value): that is an error, said as the others are.
+func (w *walker) protoJSON(ps *protoSchema, md protoreflect.MessageDescriptor, data []byte, p int) (js []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			js, err = nil, errors.New("the protobuf runtime failed on the data: "+panicText(r))
+		}
+	}()
+	m := dynamicpb.NewMessage(md)
+	err = proto.UnmarshalOptions{AllowPartial: true, RecursionLimit: w.maxDepth + 1, Resolver: ps.res}.Unmarshal(data, m)
+	if err != nil || !w.anyFits(m, ps.res, p) {
+		return nil, err
+	}
+	return protojson.MarshalOptions{Resolver: ps.res, AllowPartial: true}.Marshal(m)
 }
 
 // indexRead is one reading of the message-index list: the indexes, where
@@ -679,13 +693,7 @@ func wireTypeName(typ protowire.Type) string {
 
 // fieldKindName is fd's type as a .proto file writes it.
 func fieldKindName(fd protoreflect.FieldDescriptor) string {
-	k := fd.Kind().String()
-	switch fd.Kind() {
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		k = string(fd.Message().FullName())
-	case protoreflect.EnumKind:
-		k = "enum " + string(fd.Enum().FullName())
-	}
+	k := protoKindName(fd)
 	if fd.IsList() {
 		k = "repeated " + k
 	}
@@ -701,11 +709,12 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 	}
 	kindName := ""
 	if fd != nil {
-		kindName = fd.Kind().String()
-		if fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind {
-			kindName = string(fd.Message().FullName())
-		} else if fd.Kind() == protoreflect.EnumKind {
-			kindName = "enum " + string(fd.Enum().FullName())
+		kindName = protoKindName(fd)
+		if fd.IsMap() {
+			// Named so, not by its synthetic entry message: an element of
+			// a map (an object's member in "decoded", by its key), not of
+			// a list (internal/render's NodePaths tells them so).
+			kindName = "map<" + protoKindName(fd.MapKey()) + ", " + protoKindName(fd.MapValue()) + "> entry"
 		}
 	}
 	switch typ {
@@ -777,6 +786,18 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 	}
 	c.End = q
 	return q
+}
+
+// protoKindName is the type of field fd's values as a node's type names
+// it: a scalar's kind, a message's full name, "enum " and an enum's.
+func protoKindName(fd protoreflect.FieldDescriptor) string {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		return string(fd.Message().FullName())
+	case protoreflect.EnumKind:
+		return "enum " + string(fd.Enum().FullName())
+	}
+	return fd.Kind().String()
 }
 
 // protoPacked reads a packed repeated scalar: elements back to back.

@@ -298,3 +298,37 @@ message Card { string number = 1; int32 exp = 2; }`
 		})
 	}
 }
+
+// TestProtobufMapKeyTwiceOfAnotherWireType: a map entry whose key comes
+// twice, the second time as a varint where the key is a string, panics
+// in the protobuf runtime (google.golang.org/protobuf v1.36.12's
+// unmarshalMap keeps the failed read as the key), in the message and in
+// an Any's value, which anyFits reads: the payload is said not to
+// decode, with no "decoded", and does not crash the decoder. Found by
+// internal/render's FuzzProtobufPaths.
+func TestProtobufMapKeyTwiceOfAnotherWireType(t *testing.T) {
+	const text = `syntax = "proto3"; package t;
+import "google/protobuf/any.proto";
+message M { map<string, int32> counts = 3; google.protobuf.Any any = 4; }`
+	d := NewDecoder(mapSource{ids: map[int]*Schema{3: {Type: TypeProtobuf, Text: text}}}, Config{})
+	entry := []byte{0x1a, 5, 0x0a, 1, 'k', 0x08, 1} // counts: key "k", then key 1
+	url := "type.googleapis.com/t.M"
+	anyv := append(append([]byte{0x0a, byte(len(url))}, url...), 0x12, byte(len(entry)))
+	anyv = append(anyv, entry...)
+	for name, data := range map[string][]byte{
+		"in the message": entry,
+		"in an Any":      append([]byte{0x22, byte(len(anyv))}, anyv...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := decodeBoth(t, d, framed(3, []byte{0}, data), false, "t", bigBudget())
+			if _, ok := membersOf(t, r.json)["decoded"]; ok {
+				t.Fatalf("decoded: %s", r.json)
+			}
+			// In the message, the key of another wire type is said first.
+			last := r.warnings[len(r.warnings)-1]
+			if last.Offset != 6 || last.Message != "protobuf: the protobuf runtime failed on the data: type mismatch: cannot convert nil to map key" {
+				t.Fatalf("warnings %+v", r.warnings)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"strconv"
+	"strings"
 
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
@@ -168,7 +169,12 @@ func (p *Paths) Resolve(id int32, has func(int32) bool) int32 {
 // it shows. Nodes the JSON does not show on their own (the size prefix, a
 // tagged-field section, the decompressed bytes of a batch) get the path
 // of what holds them, or a path no line has, so a lookup falls back to an
-// ancestor.
+// ancestor. Bytes left undecoded (a raw node) get the path of the member
+// that shows them: an entry of records that is bytes alone,
+// {"_raw": ...}, its "_raw"; inside a batch or a legacy message, the
+// entry's "_raw"; inside a record's key or value (a payload, an internal
+// topic's record), the key or value; elsewhere, what holds them. An
+// entry cut short is {"_truncated": ...}: its nodes all get that path.
 //
 // What the records reader made (batches, messages, records, headers,
 // "inflated") is told by its type and place, not by its name alone: a
@@ -176,42 +182,99 @@ func (p *Paths) Resolve(id int32, has func(int32) bool) int32 {
 // nodes named after the payload's own members, which may be "record",
 // "header" or "inflated" as well.
 func NodePaths(root *tree.Node, p *Paths) []int32 {
-	var out []int32
-	var walk func(n *tree.Node, path int32, in where)
-	walk = func(n *tree.Node, path int32, in where) {
-		out = append(out, path)
-		// The entries of records (batches, messages, records, headers)
-		// are elements of an array in the JSON: number them in order.
-		entries := int32(0)
-		for _, k := range n.Children {
-			var c int32
-			kin := in.child(n, k)
+	w := pathWalk{p: p}
+	w.walk(root, Root, scope{at: -1})
+	return w.out
+}
+
+// pathWalk is NodePaths' walk: the paths, in pre-order.
+type pathWalk struct {
+	p   *Paths
+	out []int32
+}
+
+// scope is what the paths of a node's children depend on, besides the
+// node and its path.
+type scope struct {
+	in   where
+	list bool  // the node lists entries (batches, messages): bytes left undecoded among them are an entry {"_raw": ...}
+	raw  bool  // bytes left undecoded below are in the "_raw" of the entry at path at (a batch, a legacy message)
+	at   int32 // where bytes left undecoded below are shown (with raw, the entry's path), or -1: the parent's path
+	base int32 // the index in its array of the node's first element (a Protobuf packed run's: after the field's elements before it)
+}
+
+func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
+	p := w.p
+	w.out = append(w.out, path)
+	// The entries of records (batches, messages, records, headers)
+	// are elements of an array in the JSON: number them in order.
+	entries := int32(0)
+	var reps protoReps
+	for _, k := range n.Children {
+		var c int32
+		ks := scope{in: s.in.child(n, k), raw: s.raw, at: s.at}
+		switch {
+		case k.Role == tree.RoleRaw:
 			switch {
-			case in != inPayload && isEntry(k):
-				c = p.child(path, "", entries)
+			case s.list:
+				c = p.child(p.child(path, "", entries), "_raw", -1)
 				entries++
-			case in == inControlKV:
-				c = controlPath(p, n, k, path)
-			case kin == inPayload && in != inPayload || in == inKV && k.Role == tree.RoleField && n.Get("decoded") == k:
-				// The data a payload decoder read (its node "avro",
-				// "protobuf" or "json"), or an internal topic's message
-				// ("OffsetCommitKey"): the key's or value's "decoded", as
-				// tree's Get names it.
-				c = p.child(path, "decoded", -1)
-			case in == inPayload:
-				c = payloadPath(p, n, k, path)
-			case kin == inKV && n.Type == "Message" && k.Name == "value" && n.Get("messages") != nil:
-				// A wrapper message's value: the JSON lists the messages
-				// it decompressed to as its "messages".
-				c = p.child(path, "messages", -1)
+			case s.raw:
+				c = p.child(s.at, "_raw", -1)
+			case s.at >= 0:
+				c = s.at
 			default:
-				c = childPath(p, n, k, path)
+				c = path
 			}
-			walk(k, c, kin)
+		case s.in != inPayload && isEntry(k):
+			c = p.child(path, "", entries)
+			entries++
+			if k.Flags&tree.Truncated != 0 {
+				// An entry cut short is {"_truncated": ...}, all of it.
+				w.out = append(w.out, c)
+				w.all(k.Children, p.child(c, "_truncated", -1))
+				continue
+			}
+			if k.Type != "Record" && k.Type != "Header" {
+				ks.raw, ks.at = true, c // a batch, a legacy message
+			}
+		case s.in == inControlKV:
+			c = controlPath(p, n, k, path)
+		case ks.in == inPayload && s.in != inPayload, s.in == inKV && k.Role == tree.RoleField && n.Get("decoded") == k:
+			// The data a payload decoder read (its node "avro",
+			// "protobuf" or "json"), or the message an internal
+			// topic's record holds (its node named after its schema):
+			// the key's or value's "decoded", as tree's Get names it.
+			c = p.child(path, "decoded", -1)
+		case s.in == inPayload:
+			c, ks.base = payloadPath(p, n, k, path, s.base, &reps)
+		case ks.in == inKV && n.Type == "Message" && k.Name == "value" && n.Get("messages") != nil:
+			// A wrapper message's value: the JSON lists the messages
+			// it decompressed to as its "messages".
+			c = p.child(path, "messages", -1)
+			ks.list = true
+		default:
+			c = childPath(p, n, k, path)
 		}
+		if ks.in == inKV {
+			ks.raw, ks.at = false, c
+		}
+		if s.in != inPayload && k.Kind == schema.Records && k.Role != tree.RoleRecord || s.list && k.Role == tree.RoleRecord && k.Name == "inflated" {
+			// A records field, or what a wrapper message decompressed
+			// to, lists entries; a batch's records (and what it
+			// decompressed to), records alone.
+			ks.list = true
+		}
+		w.walk(k, c, ks)
 	}
-	walk(root, Root, inFrame)
-	return out
+}
+
+// all gives nodes and everything below them path.
+func (w *pathWalk) all(nodes []*tree.Node, path int32) {
+	for _, k := range nodes {
+		w.out = append(w.out, path)
+		w.all(k.Children, path)
+	}
 }
 
 // where says what made a node: the codec's walk and the records reader,
@@ -302,19 +365,124 @@ func isEntry(n *tree.Node) bool {
 }
 
 // payloadPath is the path of k, a node a payload decoder made under n at
-// path: a member by its name, an element by its index, framing (a closing
-// bracket, block counts) and an Avro map entry's key and value on their
-// container's path.
-func payloadPath(p *Paths, n, k *tree.Node, path int32) int32 {
+// path: a member by its name, an element by its index (after base, the
+// index of n's first element), framing (a closing bracket, block counts)
+// and a map entry's key and value on their container's path. A Protobuf
+// repeated field's nodes, each named by its field and the occurrence
+// ("tags[1]"), are elements of the field's array in the JSON, numbered
+// over the field's occurrences (a packed run is several; it gets the
+// array's path, and the index of its first element as kbase); a map
+// field's entry is the member of its key in the field's object.
+func payloadPath(p *Paths, n, k *tree.Node, path, base int32, reps *protoReps) (c, kbase int32) {
 	switch {
 	case k.Role == tree.RoleFraming:
-		return path
+		return path, 0
 	case k.Role == tree.RoleElement:
-		return p.child(path, "", int32(k.Index))
-	case n.Type == "avro map entry":
-		return path // the entry's key and value: the member the entry is
+		return p.child(path, "", base+int32(k.Index)), 0
+	case n.Type == "avro map entry", protoMapEntry(n) && protoKnown(k):
+		return path, 0 // the entry's key and value: the member the entry is
 	}
-	return p.child(path, k.Name, -1)
+	field, ok := protoRepeated(k)
+	if !ok {
+		return p.child(path, k.Name, -1), 0
+	}
+	arr := p.child(path, field, -1)
+	if protoMapEntry(k) {
+		if key, ok := protoMapKey(k); ok {
+			return p.child(arr, key, -1), 0
+		}
+		return arr, 0 // no key read: its default, of a type the tree does not say
+	}
+	packed := k.Kind == schema.Array // a run of elements
+	elems := int32(1)
+	if packed {
+		elems = int32(len(k.Children))
+	}
+	i := reps.add(field, elems)
+	if packed {
+		return arr, i
+	}
+	return p.child(arr, "", i), 0
+}
+
+// protoReps counts the elements of each repeated field of a Protobuf
+// message met so far, by the field's JSON name.
+type protoReps []struct {
+	field string
+	n     int32
+}
+
+// add counts k more elements of field, returning how many were before.
+func (r *protoReps) add(field string, k int32) int32 {
+	for i := range *r {
+		if e := &(*r)[i]; e.field == field {
+			at := e.n
+			e.n += k
+			return at
+		}
+	}
+	*r = append(*r, struct {
+		field string
+		n     int32
+	}{field, k})
+	return 0
+}
+
+// protoKnown reports whether k is a field of a Protobuf message its
+// schema has (of a wire type that carries it), which the JSON shows:
+// protojson leaves unknown fields out.
+func protoKnown(k *tree.Node) bool {
+	return strings.HasPrefix(k.Type, "protobuf ") && !strings.HasPrefix(k.Type, "protobuf unknown field")
+}
+
+// protoRepeated reports whether k is an occurrence of a repeated field of
+// a Protobuf message, "field[i]" (codec/payload's name), and gives the
+// field's JSON name.
+func protoRepeated(k *tree.Node) (string, bool) {
+	if !protoKnown(k) || k.Role == tree.RoleElement {
+		return "", false
+	}
+	name, ok := strings.CutSuffix(k.Name, "]")
+	i := strings.LastIndexByte(name, '[')
+	if !ok || i <= 0 || i == len(name)-1 {
+		return "", false
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+	}
+	return name[:i], true
+}
+
+// protoMapEntry reports whether n is an entry of a Protobuf map field
+// (codec/payload's type "protobuf map<K, V> entry").
+func protoMapEntry(n *tree.Node) bool {
+	return strings.HasPrefix(n.Type, "protobuf map<") // no message's full name starts "map<"
+}
+
+// protoMapKey is the key of map entry e as protojson writes it, a member
+// name: a string as it is, an integer in decimal, a bool as true or
+// false; the last key read, as Protobuf parsers take it.
+func protoMapKey(e *tree.Node) (string, bool) {
+	var key *tree.Node
+	for _, c := range e.Children {
+		if c.Name == "key" && protoKnown(c) {
+			key = c
+		}
+	}
+	if key == nil {
+		return "", false
+	}
+	switch key.Kind {
+	case schema.String:
+		return string(key.Raw), true
+	case schema.Bool:
+		return strconv.FormatBool(key.Int != 0), true
+	case schema.Int64:
+		return strconv.FormatInt(key.Int, 10), true
+	}
+	return "", false
 }
 
 func childPath(p *Paths, parent, n *tree.Node, path int32) int32 {

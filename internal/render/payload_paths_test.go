@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/kwire/kwire/codec/schema"
 	"github.com/kwire/kwire/codec/tree"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // schemaMap is a payload.Source over schemas by id.
@@ -313,4 +315,301 @@ func TestNodePathsAreLookupPaths(t *testing.T) {
 	}
 	require.Equal(t, 2, decoded, "both values' data")
 	require.Greater(t, checked, 60)
+}
+
+// linked is a decoded frame's value JSON, as a document and as lines,
+// and its nodes in pre-order with their paths.
+type linked struct {
+	doc   any
+	ps    Paths
+	lines JSONLines
+	nodes []*tree.Node
+	paths []int32
+}
+
+func link(t *testing.T, f *codec.Frame) *linked {
+	t.Helper()
+	js := jsontext.Indent(nil, f.AppendJSON(nil))
+	l := &linked{}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&l.doc))
+	l.lines = ScanJSONLines(js, &l.ps)
+	l.paths = NodePaths(f.Root, &l.ps)
+	tree.Walk(f.Root, func(n *tree.Node) bool {
+		l.nodes = append(l.nodes, n)
+		return true
+	})
+	require.Equal(t, len(l.nodes), len(l.paths))
+	return l
+}
+
+// of is node n's path.
+func (l *linked) of(n *tree.Node) int32 {
+	for i, m := range l.nodes {
+		if m == n {
+			return l.paths[i]
+		}
+	}
+	panic("no such node")
+}
+
+// path numbers a path given as its steps: a member's name (any text: a
+// map's key may hold dots and brackets), an element's index.
+func (l *linked) path(steps ...any) int32 {
+	id := int32(Root)
+	for _, s := range steps {
+		switch s := s.(type) {
+		case string:
+			id = l.ps.child(id, s, -1)
+		case int:
+			id = l.ps.child(id, "", int32(s))
+		}
+	}
+	return id
+}
+
+// find is the value at path id in the document, following its steps.
+func (l *linked) find(id int32) (any, bool) {
+	if id == Root {
+		return l.doc, true
+	}
+	up, ok := l.find(l.ps.parent[id])
+	if !ok {
+		return nil, false
+	}
+	if s := l.ps.step[id]; s < 0 {
+		a, ok := up.([]any)
+		if i := int(-1 - s); ok && i < len(a) {
+			return a[i], true
+		}
+		return nil, false
+	} else {
+		m, ok := up.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		v, ok := m[l.ps.names[s]]
+		return v, ok
+	}
+}
+
+// protoPathsSchema has repeated fields (packed scalars, messages,
+// strings) and maps keyed by strings, int32, sint32 and bool.
+const protoPathsSchema = `syntax = "proto3"; package t;
+message M {
+  repeated int32 nums = 1;
+  repeated Inner items = 2;
+  map<string, int32> counts = 3;
+  map<int32, Inner> by_id = 4;
+  repeated string tags = 5;
+  map<sint32, string> signed = 6;
+  map<bool, int32> flags = 7;
+  Inner one = 8;
+}
+message Inner { string name = 1; repeated sint64 deltas = 2; }`
+
+// protoPathsValue is a t.M (schema id 2), its repeated fields written in
+// runs: nums packed [1,2,3], then 4 alone, then packed [5,6], an item
+// between; and its maps' entries.
+func protoPathsValue() []byte {
+	field := func(b []byte, num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+	}
+	varint := func(b []byte, num protowire.Number, v uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
+	}
+	packed := func(b []byte, num protowire.Number, vs ...uint64) []byte {
+		var e []byte
+		for _, v := range vs {
+			e = protowire.AppendVarint(e, v)
+		}
+		return field(b, num, e)
+	}
+	inner := func(name string, deltas ...int64) []byte {
+		b := field(nil, 1, []byte(name))
+		var zz []uint64
+		for _, d := range deltas {
+			zz = append(zz, protowire.EncodeZigZag(d))
+		}
+		if len(zz) > 0 {
+			b = packed(b, 2, zz...)
+		}
+		return b
+	}
+	b := []byte{0, 0, 0, 0, 2, 0}
+	b = packed(b, 1, 1, 2, 3)
+	b = varint(b, 1, 4)
+	b = field(b, 2, inner("a", -1))
+	b = packed(b, 1, 5, 6)
+	b = field(b, 2, inner("b"))
+	b = field(b, 3, varint(field(nil, 1, []byte("x.y")), 2, 7))
+	b = field(b, 3, varint(field(nil, 1, []byte(`q"[0]`)), 2, 8))
+	b = field(b, 3, varint(field(nil, 1, []byte("é\n\t<&>")), 2, 9))
+	b = field(b, 4, field(varint(nil, 1, 9), 2, varint(inner("c", 3), 2, protowire.EncodeZigZag(4))))
+	b = field(b, 4, field(varint(nil, 1, uint64(1<<64-2)), 2, inner("d")))
+	b = field(b, 5, []byte("t0"))
+	b = field(b, 5, []byte("t1"))
+	b = field(b, 6, field(varint(nil, 1, protowire.EncodeZigZag(-5)), 2, []byte("x")))
+	b = field(b, 7, varint(varint(nil, 1, 1), 2, 1))
+	b = field(b, 8, inner("o"))
+	return varint(b, 9, 1) // not in the schema
+}
+
+// TestProtobufRepeatedAndMapPaths: each element of a Protobuf repeated
+// field, packed or not, has the path of its place in the field's array
+// in the value JSON ("decoded.nums[3]", counted over the field's runs),
+// and each map entry the path of its key's member in the field's object
+// ("decoded.counts.x.y", the key as protojson writes it); every node the
+// JSON shows locates its value there. A field not in the schema keeps
+// its path, which the JSON (protojson leaves it out) has no line for.
+func TestProtobufRepeatedAndMapPaths(t *testing.T) {
+	d := payload.NewDecoder(schemaMap{2: {ID: 2, Type: payload.TypeProtobuf, Text: protoPathsSchema}}, payload.Config{})
+	batch := map[string]any{"baseOffset": 0, "partitionLeaderEpoch": 0, "magic": 2, "baseTimestamp": 0,
+		"producerId": -1, "producerEpoch": -1, "baseSequence": -1, "records": []map[string]any{{"key": nil, "value": protoPathsValue()}}}
+	b, err := codec.Encode(nil, map[string]any{"data": "records", "value": []any{batch}}, codec.EncodeOptions{})
+	require.NoError(t, err)
+	f, err := codec.Decode(b, codec.Options{Data: "records", Payload: d.Decode})
+	require.NoError(t, err)
+	require.Len(t, f.Warnings, 1, "field 9, not in the schema")
+	l := link(t, f)
+	var data *tree.Node
+	for _, n := range l.nodes {
+		if n.Name == "protobuf" && n.Type == "protobuf message t.M" {
+			data = n
+		}
+	}
+	require.NotNil(t, data)
+	dec := []any{"value", 0, "records", 0, "value", "decoded"}
+	at := func(steps ...any) int32 { return l.path(append(dec[:len(dec):len(dec)], steps...)...) }
+	str := func(id int32) string { return l.ps.String(id) }
+	nums := func(i int) int32 { return at("nums", i) }
+	k := data.Children
+	require.Len(t, k, 16)
+	for _, c := range []struct {
+		n    *tree.Node
+		want int32
+	}{
+		{k[0], at("nums")}, // a packed run: the array
+		{k[0].Children[0], nums(0)}, {k[0].Children[2], nums(2)},
+		{k[1], nums(3)}, // one element alone, after the run's three
+		{k[2], at("items", 0)},
+		{k[2].Children[1], at("items", 0, "deltas")},
+		{k[2].Children[1].Children[0], at("items", 0, "deltas", 0)},
+		{k[3], at("nums")}, {k[3].Children[0], nums(4)}, {k[3].Children[1], nums(5)},
+		{k[4], at("items", 1)},
+		{k[5], at("counts", "x.y")},
+		{k[5].Children[0], at("counts", "x.y")}, {k[5].Children[1], at("counts", "x.y")}, // key and value: the member
+		{k[6], at("counts", `q"[0]`)},
+		{k[7], at("counts", "é\n\t<&>")},
+		{k[8], at("byId", "9")},
+		{k[8].Children[1].Children[1], at("byId", "9", "deltas")},
+		{k[8].Children[1].Children[1].Children[0], at("byId", "9", "deltas", 0)},
+		{k[8].Children[1].Children[2], at("byId", "9", "deltas", 1)},
+		{k[9], at("byId", "-2")},
+		{k[10], at("tags", 0)}, {k[11], at("tags", 1)},
+		{k[12], at("signed", "-5")},
+		{k[13], at("flags", "true")},
+		{k[14], at("one")},
+		{k[15], at("9")}, // unknown: as it was
+	} {
+		require.Equal(t, str(c.want), str(l.of(c.n)), "%s (%s)", c.n.Name, c.n.Type)
+		require.Equal(t, c.want, l.of(c.n), "%s (%s): %q", c.n.Name, c.n.Type, str(c.want))
+	}
+	require.Equal(t, "protobuf map<string, int32> entry", k[5].Type)
+	require.Equal(t, "protobuf map<int32, t.Inner> entry", k[8].Type)
+	require.False(t, l.lines.Has(l.of(k[15])))
+
+	// Every node the JSON shows (all but the unknown field) has its
+	// lines, and its path locates its value.
+	checked := 0
+	entry := map[*tree.Node]*tree.Node{} // a map entry's key and value: the entry
+	tree.Walk(data, func(n *tree.Node) bool {
+		if n == k[15] {
+			return false
+		}
+		if protoMapEntry(n) {
+			entry[n.Children[0]], entry[n.Children[1]] = n, n
+		}
+		id := l.of(n)
+		require.True(t, l.lines.Has(id), "%s (%s): no JSON line for %q", n.Name, n.Type, str(id))
+		got, ok := l.find(id)
+		require.True(t, ok, "%s (%s): %q locates nothing", n.Name, n.Type, str(id))
+		switch {
+		case entry[n] != nil && n.Name == "key":
+			// The entry's member: its name is the key.
+			key, _ := protoMapKey(entry[n])
+			require.Equal(t, key, l.ps.names[l.ps.step[id]])
+		case n.Kind == schema.Int64:
+			require.Equal(t, strconv.FormatInt(n.Int, 10), fmt.Sprint(got), "%q", str(id))
+		case n.Kind == schema.Bool:
+			require.Equal(t, n.Int != 0, got, "%q", str(id))
+		case n.Kind == schema.String:
+			require.Equal(t, string(n.Raw), got, "%q", str(id))
+		case n.Kind == schema.Struct && !protoMapEntry(n):
+			require.IsType(t, map[string]any{}, got, "%q", str(id))
+		case n.Kind == schema.Array:
+			require.GreaterOrEqual(t, len(got.([]any)), len(n.Children), "%q", str(id))
+		}
+		checked++
+		return true
+	})
+	require.Greater(t, checked, 40)
+	v, _ := l.find(at("nums"))
+	require.Equal(t, "[1 2 3 4 5 6]", fmt.Sprint(v))
+}
+
+// FuzzProtobufPaths: whatever a t.M payload holds, when value JSON has
+// its "decoded", each element of a repeated field, packed or not, and
+// each map entry the tree shows has a path there, and an element's
+// path locates its value.
+func FuzzProtobufPaths(f *testing.F) {
+	f.Add(protoPathsValue()[6:])
+	f.Add([]byte{0x0a, 0, 0x08, 1, 0x0a, 2, 3, 4, 0x08, 5})
+	f.Add([]byte{0x1a, 0, 0x1a, 2, 0x10, 1, 0x22, 2, 0x08, 1, 0x22, 0})
+	d := payload.NewDecoder(schemaMap{2: {ID: 2, Type: payload.TypeProtobuf, Text: protoPathsSchema}}, payload.Config{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := withValues(t, append([]byte{0, 0, 0, 0, 2, 0}, data...), nil)
+		fr, err := codec.Decode(b, codec.Options{Data: "records", Payload: d.Decode})
+		require.NoError(t, err)
+		l := link(t, fr)
+		dec := l.path("value", 0, "records", 0, "value", "decoded")
+		if _, ok := l.find(dec); !ok {
+			return // not decoded: nothing to light but the value
+		}
+		var walk func(n *tree.Node, elems bool)
+		walk = func(n *tree.Node, elems bool) {
+			id := l.of(n)
+			_, repeated := protoRepeated(n)
+			switch {
+			case repeated && n.Kind == schema.Array && len(n.Children) == 0:
+				// An empty packed run: no elements, maybe no array.
+			case repeated || protoMapEntry(n) || elems && n.Role == tree.RoleElement:
+				require.True(t, l.lines.Has(id), "%s (%s): no JSON line for %q", n.Name, n.Type, l.ps.String(id))
+				got, ok := l.find(id)
+				require.True(t, ok, "%s (%s): %q locates nothing", n.Name, n.Type, l.ps.String(id))
+				if protoMapEntry(n) {
+					key, ok := protoMapKey(n)
+					if ok {
+						require.Equal(t, key, l.ps.names[l.ps.step[id]])
+					}
+					break
+				}
+				switch n.Kind {
+				case schema.Int64:
+					require.Equal(t, strconv.FormatInt(n.Int, 10), fmt.Sprint(got), "%q", l.ps.String(id))
+				case schema.String:
+					require.Equal(t, string(n.Raw), got, "%q", l.ps.String(id))
+				}
+			}
+			for _, k := range n.Children {
+				walk(k, repeated && n.Kind == schema.Array)
+			}
+		}
+		for _, n := range l.nodes {
+			if n.Name == "protobuf" && strings.HasPrefix(n.Type, "protobuf message ") {
+				walk(n, false)
+			}
+		}
+	})
 }
