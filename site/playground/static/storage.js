@@ -64,12 +64,17 @@ export async function looksLikeSegment(f) {
   return magic === 2 ? b.length >= 21 && crc(crcTables.c, b.subarray(21)) === v.getUint32(17) : crc(crcTables.ieee, b.subarray(16)) === v.getUint32(12);
 }
 
-// rereading says a reading again of the records listed (payloadsAgain)
-// may be running in the worker: closing the view stops it there.
-let rereading = false;
+// rereading is the number of the reading again of the records listed
+// (payloadsAgain) that may be running in the worker, 0 when none: closing
+// the view stops it there. readings numbers them across every view
+// opened, so a reading's answer clears rereading only while it is still
+// its own: the answer of an earlier view's reading, coming once a later
+// view's has begun, cleared it when each view counted its own (both were
+// 1), and the view closed then left the later reading running.
+let readings = 0, rereading = 0;
 
 export function closeStorage() {
-  if (rereading) { rereading = false; rpc('storageStop'); }
+  if (rereading) { rereading = 0; rpc('storageStop'); }
   stopRows();
   st.storage = null;
   $('storage').hidden = true;
@@ -265,14 +270,14 @@ export async function payloadsAgain() {
     said = now;
     status('Reading ' + what + ': ' + grouped(p.read) + ' of ' + grouped(p.total) + ' read…');
   };
-  rereading = true;
+  const mine = rereading = ++readings;
   let a;
   try {
     a = await rpcProgress('storagePayloads', progress, 0, n);
   } catch (e) {
     a = { error: e.message };
   } finally {
-    if (token === s.again) rereading = false; // (a later reading's runs on)
+    if (rereading === mine) rereading = 0; // (else a later reading's runs on, of this view or another)
   }
   if (stale() || a.stopped) return true; // (stopped: by a later reading, or other files opened)
   if (a.error) return false;
