@@ -13,7 +13,7 @@ import { $, el, status, showError, mb, grouped } from './dom.js';
 import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
 import { drawGridRow } from './views.js';
-import { clearViews } from './decode.js';
+import { leaveFrame } from './decode.js';
 import { closeCapture, frameOptions, rowKeys } from './capture.js';
 import { setLink } from './link.js';
 import { afterListing, payloadTally } from './payloads.js';
@@ -73,9 +73,13 @@ export async function looksLikeSegment(f) {
 // 1), and the view closed then left the later reading running.
 let readings = 0, rereading = 0;
 
+// closeStorage closes the storage view; the frame options, hidden while
+// it was shown, show again (they stayed hidden until a frame decoded: a
+// text that read as none could not be given its Input form).
 export function closeStorage() {
   if (rereading) { rereading = 0; rpc('storageStop'); }
   stopRows();
+  if (st.storage) frameOptions(true);
   st.storage = null;
   $('storage').hidden = true;
   drawWhere(null);
@@ -128,7 +132,7 @@ async function list(s, topic, gen, keep) {
   setLink(null);
   closeCapture();
   frameOptions(false);
-  clearViews();
+  leaveFrame();
   st.storage = s;
   drawWhere(where);
   $('st-topic').value = topic || '';
