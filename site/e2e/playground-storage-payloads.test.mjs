@@ -340,7 +340,10 @@ const MOST_ROWS = 2000;
 // order, the pieces of each reading again the page had taken when the
 // worker's first message for it came: the worker posts its messages in
 // order, so a piece taken later was posted after the worker took it;
-// window.kwireAtFirst: the same for each storagePayloads request, by id).
+// window.kwireAtFirst: the same for each storagePayloads request, by id;
+// window.kwireHold, when set, is called with each answer's request id,
+// and an answer it says yes to is held back from the page, which takes it
+// when the test calls window.kwireHeld: an answer that comes late).
 const countReplies = [() => {
   const ids = new Set();
   window.kwireReplies = [];
@@ -371,6 +374,7 @@ const countReplies = [() => {
           else window.kwireAnswers[e.data.id] = e.data.result || { error: e.data.error };
           if (e.data.progress && window.kwireOnPiece) window.kwireOnPiece(e.data.id);
         }
+        if (e.data && ('result' in e.data || 'error' in e.data) && window.kwireHold && window.kwireHold(e.data.id)) { window.kwireHeld = () => f.call(this, e); return; }
         return f.call(this, e);
       });
     },
@@ -729,4 +733,74 @@ test('an example picked, a link followed or text pasted while the records are re
     assert.deepEqual(errs, []);
     await page.close();
   }
+});
+
+// A reading again whose answer the page takes late, once other files are
+// open and their own records are read again (held back here until the
+// second reading's first piece: the worker answered as the other files
+// began): the view closed then stops the second reading all the same.
+// The page numbered the readings of each view on its own, and the first
+// view's answer, its reading 1 as the second's was, said no reading ran
+// any more: the view closed did not ask the worker to stop, and the
+// second reading posted all 40 pieces.
+test('a reading again answered late, once other files\' reading again has begun: the view closed still stops that one', { timeout: 600_000 }, async () => {
+  const path = await againSegment();
+  const page = await pg.open('', { init: countReplies });
+  const errs = consoleErrors(page);
+  await page.setInputFiles('#file', [path]);
+  await page.waitForFunction(() => /no problem found/.test(document.getElementById('status').textContent), null, { timeout: 150_000, polling: 20 });
+  await page.click('#pay summary');
+  // At the first reading's first piece, the segment the view shows is
+  // opened again (as the picker gives it): a view of its own, which the
+  // worker stops the first reading at; the first's answer is held back.
+  await page.evaluate(() => {
+    window.kwireHold = (id) => id === window.kwireRequests[0];
+    window.kwireOnPiece = () => {
+      window.kwireOnPiece = null;
+      window.firstView = window.kwirePlayground.storage;
+      const input = document.getElementById('file'), dt = new DataTransfer();
+      for (const f of window.firstView.files) dt.items.add(f.file);
+      input.files = dt.files;
+      input.dispatchEvent(new Event('change'));
+    };
+  });
+  await page.setInputFiles('#pay-files', [schemaPath]);
+  await page.waitForFunction(() => {
+    const s = window.kwirePlayground.storage;
+    return window.kwireHeld && s && s !== window.firstView && s.result && /no problem found/.test(document.getElementById('status').textContent);
+  }, null, { timeout: 300_000, polling: 20 });
+  // Another schema given: the new view's records read again. At its first
+  // piece the first reading's answer comes, then a frame is typed.
+  await page.evaluate(() => {
+    window.kwireOnPiece = (id) => {
+      if (id !== window.kwireRequests[1]) return;
+      window.kwireOnPiece = null;
+      window.kwireHold = null;
+      window.kwireHeld();
+      setTimeout(() => {
+        const input = document.getElementById('input');
+        input.value = '00';
+        input.dispatchEvent(new Event('input'));
+      }, 0);
+    };
+  });
+  await page.setInputFiles('#pay-files', [otherPath]);
+  await page.waitForFunction(() => window.kwireRequests.length === 2 && window.kwireRequests[1] in window.kwireAnswers, null, { timeout: 300_000, polling: 20 });
+  await page.waitForTimeout(300);
+  const seen = await page.evaluate(() => {
+    const [first, second] = window.kwireRequests, l = window.kwireListings;
+    return {
+      first: window.kwireAnswers[first], answer: window.kwireAnswers[second], pieces: window.kwirePieces[second],
+      atStop: l.length === 3 ? l[2][second] : 'listings: ' + l.length, hidden: document.getElementById('storage').hidden, closed: window.kwirePlayground.storage === null,
+    };
+  });
+  console.log('storage payloads: the view closed after an earlier view\'s reading answered late: the later reading posted ' + seen.pieces + ' of 40 pieces, ' + seen.atStop + ' when the worker took the stop');
+  assert.deepEqual(seen.first, { records: [], stopped: true }, 'the first reading stopped as the files were opened again: ' + JSON.stringify(seen));
+  assert.deepEqual({ hidden: seen.hidden, closed: seen.closed }, { hidden: true, closed: true }, 'the view closed');
+  assert.deepEqual(seen.answer, { records: [], stopped: true }, 'the later reading stopped: ' + JSON.stringify(seen));
+  // No piece after the worker took the stop (storageStop).
+  assert.ok(seen.pieces < 40 && seen.pieces === seen.atStop, 'stopped when the worker took the stop: ' + JSON.stringify(seen));
+  assert.deepEqual(page.errors, []);
+  assert.deepEqual(errs, []);
+  await page.close();
 });

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { session, axe, root } from './helpers-playground.mjs';
@@ -536,5 +537,62 @@ test('a segment under a name of its own is read as a segment, by its bytes; a fr
     await page.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+// Storage files opened over a frame replace it, and all that acted on it:
+// the back-to-back frames' list, the readings guessed, the response hint
+// (their buttons decoded a frame beside the storage view, or set the
+// frame options, hidden behind it, to a response of an API and version),
+// and a Version typed without leaving the field (its change comes as the
+// options hide: the frame gone was decoded again with it, over the
+// files' listing, which was dropped, the view never shown). The view
+// closed (a text typed) shows the frame options again, a text that reads
+// as no frame too (they stayed hidden until a frame decoded).
+test('files opened over a frame: the frame\'s lists, hint and a Version typed go with it; the frame options come back as the view closes', { timeout: 300_000 }, async () => {
+  const response = readFileSync(join(pg.built.inputs, 'apiversions-response.hex'), 'utf8').trim();
+  const request = '0000003600120003000000070012636f6e73756d65722d62696c6c696e672d3100126170616368652d6b61666b612d6a61766106342e302e3000';
+  const cases = {
+    'the response hint': async (page) => { await page.fill('#input', response); await page.waitForSelector('#hint:not([hidden]) #hint-switch'); },
+    'the readings guessed': async (page) => { await page.selectOption('#dir', 'response'); await page.fill('#input', response); await page.waitForSelector('#guesses:not([hidden]) button'); },
+    'back-to-back frames and a Version typed': async (page) => {
+      await page.fill('#input', request + request);
+      await page.waitForSelector('#frames:not([hidden]) button');
+      // The Version typed decodes the frame again (in 200 ms); the field
+      // keeps the focus, its change to come.
+      await page.waitForFunction(() => document.body.dataset.decoded);
+      const was = await page.evaluate(() => document.body.dataset.decoded);
+      await page.click('#ver');
+      await page.keyboard.type('2');
+      await page.waitForFunction((b) => document.body.dataset.decoded !== b, was);
+    },
+  };
+  for (const [how, before] of Object.entries(cases)) {
+    const page = await open();
+    await before(page);
+    await page.waitForFunction(() => document.body.dataset.decoded);
+    const decodedBefore = await page.evaluate(() => document.body.dataset.decoded || '');
+    await page.setInputFiles('#file', [join(data, 'logdir/orders-0/00000000000000000000.log')]);
+    // The listing done, or (the old page) a frame decoded over it.
+    await page.waitForFunction((b) => (!document.getElementById('storage').hidden && document.querySelectorAll('#st-table tbody tr').length === 24 &&
+      /no problem found/.test(document.getElementById('status').textContent)) || (document.body.dataset.decoded || '') !== b, decodedBefore, { timeout: 120_000 });
+    await page.waitForTimeout(600); // (a Version's decode waited 200 ms)
+    const seen = await page.evaluate(() => {
+      const hidden = (id) => document.getElementById(id).hidden;
+      return {
+        storage: !hidden('storage') && window.kwirePlayground.storage !== null, rows: document.querySelectorAll('#st-table tbody tr').length,
+        frame: document.getElementById('frame-title').textContent, options: hidden('frame-opts'), frames: hidden('frames'), guesses: hidden('guesses'), hint: hidden('hint'),
+        status: /no problem found/.test(document.getElementById('status').textContent),
+      };
+    });
+    assert.deepEqual(seen, { storage: true, rows: 24, frame: '', options: true, frames: true, guesses: true, hint: true, status: true }, how);
+    // A text that reads as no frame closes the view: the frame options
+    // are there to say how to read it.
+    await page.fill('#input', 'zz');
+    await page.waitForSelector('#input-error:not([hidden])');
+    assert.deepEqual(await page.evaluate(() => ({ storage: document.getElementById('storage').hidden, options: document.getElementById('frame-opts').hidden })), { storage: true, options: false }, how);
+    assert.ok(await page.isVisible('#dir') && await page.isVisible('#mode'), how);
+    assert.deepEqual(page.errors, []);
+    await page.close();
   }
 });

@@ -259,7 +259,28 @@ function showFrames(bytes, offs, format, gen) {
 }
 
 // A frame picked from a list is decoded again with the new options;
-// otherwise the input is read again.
+// otherwise the input is read again. Not while storage files are shown:
+// they replaced the input (leaveFrame), and the frame options are hidden
+// with them; a change that comes then is the tail of an edit made before
+// (a Version typed, the files opened without leaving the field: its
+// change comes as the field hides), which decoded the frame gone over
+// the files' listing, dropping it.
 export function redo() {
+  if (st.storage) return;
   if (st.picked) { run.cancel(); decodeBytes(st.picked.bytes, st.picked.format, ++st.gen); } else run();
+}
+
+// leaveFrame drops what stood for the input once storage files replace
+// it: its decode still waiting (the text typed, the Version's digits),
+// the frame picked from a list, the frame drawn, and what was drawn to
+// act on it (the back-to-back frames, the readings guessed, the response
+// hint, the input's error), whose buttons decoded a frame beside the
+// storage view, or set the frame options hidden behind it.
+export function leaveFrame() {
+  run.cancel();
+  redoSoon.cancel();
+  st.picked = null;
+  resetOutput();
+  $('frames').hidden = true;
+  clearViews();
 }

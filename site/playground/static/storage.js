@@ -13,7 +13,7 @@ import { $, el, status, showError, mb, grouped } from './dom.js';
 import { rpc, rpcProgress } from './rpc.js';
 import { st } from './state.js';
 import { drawGridRow } from './views.js';
-import { clearViews } from './decode.js';
+import { leaveFrame } from './decode.js';
 import { closeCapture, frameOptions, rowKeys } from './capture.js';
 import { setLink } from './link.js';
 import { afterListing, payloadTally } from './payloads.js';
@@ -64,13 +64,22 @@ export async function looksLikeSegment(f) {
   return magic === 2 ? b.length >= 21 && crc(crcTables.c, b.subarray(21)) === v.getUint32(17) : crc(crcTables.ieee, b.subarray(16)) === v.getUint32(12);
 }
 
-// rereading says a reading again of the records listed (payloadsAgain)
-// may be running in the worker: closing the view stops it there.
-let rereading = false;
+// rereading is the number of the reading again of the records listed
+// (payloadsAgain) that may be running in the worker, 0 when none: closing
+// the view stops it there. readings numbers them across every view
+// opened, so a reading's answer clears rereading only while it is still
+// its own: the answer of an earlier view's reading, coming once a later
+// view's has begun, cleared it when each view counted its own (both were
+// 1), and the view closed then left the later reading running.
+let readings = 0, rereading = 0;
 
+// closeStorage closes the storage view; the frame options, hidden while
+// it was shown, show again (they stayed hidden until a frame decoded: a
+// text that read as none could not be given its Input form).
 export function closeStorage() {
-  if (rereading) { rereading = false; rpc('storageStop'); }
+  if (rereading) { rereading = 0; rpc('storageStop'); }
   stopRows();
+  if (st.storage) frameOptions(true);
   st.storage = null;
   $('storage').hidden = true;
   drawWhere(null);
@@ -123,7 +132,7 @@ async function list(s, topic, gen, keep) {
   setLink(null);
   closeCapture();
   frameOptions(false);
-  clearViews();
+  leaveFrame();
   st.storage = s;
   drawWhere(where);
   $('st-topic').value = topic || '';
@@ -265,14 +274,14 @@ export async function payloadsAgain() {
     said = now;
     status('Reading ' + what + ': ' + grouped(p.read) + ' of ' + grouped(p.total) + ' read…');
   };
-  rereading = true;
+  const mine = rereading = ++readings;
   let a;
   try {
     a = await rpcProgress('storagePayloads', progress, 0, n);
   } catch (e) {
     a = { error: e.message };
   } finally {
-    if (token === s.again) rereading = false; // (a later reading's runs on)
+    if (rereading === mine) rereading = 0; // (else a later reading's runs on, of this view or another)
   }
   if (stale() || a.stopped) return true; // (stopped: by a later reading, or other files opened)
   if (a.error) return false;
