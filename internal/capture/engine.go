@@ -76,6 +76,11 @@ type engine struct {
 	cuts                   int
 	cutBytes               int64
 	cutNote                Note
+	// letGo counts the responses held in case their request came late
+	// (holdEarly) handed out unpaired past MaxBuffered, letGoNote says
+	// where the first was.
+	letGo     int
+	letGoNote Note
 	// snapGaps are the gaps a snap length made, damagedDropped and
 	// damagedKept the frames such gaps (or others) cut into: notes a
 	// capture may have one of in every packet (tcpdump -s 128), folded.
@@ -299,7 +304,18 @@ func (e *engine) tcp(p *tcpPacket) {
 	}
 	if c.Closed && c.half[0].finDone() && c.half[1].finDone() {
 		e.finishConn(c)
+	} else if c.Closed && len(c.early) > 0 && c.clientDone() {
+		e.letGoEarly(c) // no request can come for them
 	}
+}
+
+// clientDone reports whether c's client stream can frame no more
+// requests: it ended (a FIN, nothing before it left to wait for), its
+// framer holds no bytes, and none of its frames are held (Conn.held).
+// (Not for a stream decrypted: its TLS layer may hold records.)
+func (c *Conn) clientDone() bool {
+	h := c.half[c.clientIdx]
+	return h.tl == nil && h.finDone() && h.held() == 0 && c.heldN[c.clientIdx] == 0
 }
 
 // ephemeral reports whether a port is in the range systems pick a
@@ -399,7 +415,7 @@ func (e *engine) finishConn(c *Conn) {
 
 // settle brings e.buffered up to date with what c holds.
 func (e *engine) settle(c *Conn) {
-	n := c.pendingBytes
+	n := c.pendingBytes + c.earlyBytes
 	for _, h := range c.half {
 		n += h.mem()
 	}
@@ -419,6 +435,13 @@ func (e *engine) bound(c *Conn, h *half) {
 	if e.buffered <= e.opts.MaxBuffered {
 		return
 	}
+	if e.buffered-e.earlyBytes <= e.opts.MaxBuffered {
+		// Letting go of responses held in case their request came late
+		// is enough: they are whole, and only their late pairing is
+		// given up, no bytes.
+		e.shedEarly()
+		return
+	}
 	for _, x := range [2]*half{h, c.half[1-h.idx]} {
 		for x.segs.len() > 0 && !x.released && e.buffered > e.opts.MaxBuffered {
 			x.forceGap("out-of-order bytes held over all connections past the limit")
@@ -432,6 +455,22 @@ func (e *engine) bound(c *Conn, h *half) {
 	if e.buffered > e.opts.MaxBuffered && len(c.pending) > 0 {
 		e.decide(c, true)
 		e.settle(c)
+	}
+	e.shedEarly() // still past it: what the other connections hold
+}
+
+// shedEarly hands out unpaired the responses held in case their request
+// came late (holdEarly), the oldest first, while what all connections
+// hold is past Options.MaxBuffered; a note at the end says so.
+func (e *engine) shedEarly() {
+	for e.buffered > e.opts.MaxBuffered && e.nEarly > 0 {
+		y := e.oldestEarly()
+		if e.letGo == 0 {
+			e.letGoNote = Note{Packet: e.notePkt(), Conn: y.Conn, Message: textfmt.Sprintf("correlation id %d, at stream offset %d of the broker stream", int(y.CorrelationID), y.Response.StreamOffset)}
+		}
+		e.letGo++
+		e.unholdEarly(y)
+		e.done(y)
 	}
 }
 
@@ -613,12 +652,20 @@ func (e *engine) finish() {
 		if e.cuts > 1 {
 			what, their = strconv.Itoa(e.cuts)+" frames skipped, not held, the first at", "their"
 		}
-		limit := strconv.Itoa(e.opts.MaxBuffered) + " bytes"
-		if e.opts.MaxBuffered%(1<<20) == 0 {
-			limit = strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
-		}
 		n.Message = textfmt.Sprintf("%s %s: what all connections held for frames not yet whole passed %s; %s %d bytes held were dropped, the rest streamed past",
-			what, n.Message, limit, their, e.cutBytes)
+			what, n.Message, e.limitText(), their, e.cutBytes)
+		e.res.Notes = append(e.res.Notes, n)
+	}
+	if e.letGo > 0 {
+		// Kept whatever the cap on notes, as the cuts': responses let go
+		// unpaired that their request, framed late, would have answered.
+		n := e.letGoNote
+		n.Limit = true
+		what := "a response held in case its request came late handed out unpaired"
+		if e.letGo > 1 {
+			what = strconv.Itoa(e.letGo) + " responses held in case their request came late handed out unpaired, the first"
+		}
+		n.Message = textfmt.Sprintf("%s (%s): what all connections held passed %s", what, n.Message, e.limitText())
 		e.res.Notes = append(e.res.Notes, n)
 	}
 	// Kept whatever the cap on notes: the notes that say where the rest
@@ -651,6 +698,15 @@ func (e *engine) finish() {
 	}
 	clear(e.res.Exchanges[len(xs):])
 	e.res.Exchanges = xs
+}
+
+// limitText says Options.MaxBuffered in the notes: in MiB when it is a
+// whole number of them.
+func (e *engine) limitText() string {
+	if e.opts.MaxBuffered%(1<<20) == 0 {
+		return strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
+	}
+	return strconv.Itoa(e.opts.MaxBuffered) + " bytes"
 }
 
 // ---- frames and pairing ----
@@ -1001,6 +1057,7 @@ func (e *engine) pair(c *Conn, f *Frame) {
 			x.Response = r.Response
 			x.Latency = latency(f, x.Response)
 			e.done(x)
+			e.passEarly(c, x.CorrelationID)
 			return
 		}
 		e.wait(c, x)
@@ -1040,13 +1097,20 @@ const (
 // than maxEarlyConn are held on its connection (all of them are let go,
 // as they were forgotten before), when another response with its
 // correlation id comes, when more than maxEarly or MaxWaitingBytes of
-// their bytes are held in all (the oldest first), when maxEarlyWait
-// packets of its connection came after it, or when its connection
-// ends. Read follows the same rules, so both pair the same frames.
+// their bytes are held in all, or what all connections hold passes
+// MaxBuffered (the oldest first: shedEarly), when maxEarlyWait
+// packets of its connection came after it, when its request can no
+// longer come (a request numbered after it answered, passEarly; the
+// client stream ended, clientDone), or when its connection ends.
+// Read follows the same rules, so both pair the same frames.
 func (e *engine) holdEarly(c *Conn, x *Exchange) {
 	if old := c.early[x.CorrelationID]; old != nil {
 		e.unholdEarly(old)
 		e.done(old)
+	}
+	if c.Closed && c.clientDone() {
+		e.done(x) // no request can come for it
+		return
 	}
 	if len(c.early) >= maxEarlyConn {
 		e.letGoEarly(c)
@@ -1059,25 +1123,42 @@ func (e *engine) holdEarly(c *Conn, x *Exchange) {
 	x.heldAt = c.Packets
 	e.earlyQ = append(e.earlyQ, x)
 	e.nEarly++
-	e.earlyBytes += len(x.Response.Bytes)
+	n := len(x.Response.Bytes)
+	e.earlyBytes += n
+	// counted toward MaxBuffered as it is held (engine.settle counts
+	// c.earlyBytes too), so letting go of one on another connection
+	// keeps the count
+	c.earlyBytes += n
+	c.counted += n
+	e.buffered += n
 	for e.nEarly > maxEarly || e.earlyBytes > e.opts.MaxWaitingBytes {
-		for !e.earlyQ[e.earlyHead].early {
-			e.earlyQ[e.earlyHead] = nil
-			e.earlyHead++
-		}
-		y := e.earlyQ[e.earlyHead]
+		y := e.oldestEarly()
 		e.unholdEarly(y)
 		e.done(y)
 	}
 }
 
+// oldestEarly is the response held longest (there is one).
+func (e *engine) oldestEarly() *Exchange {
+	for !e.earlyQ[e.earlyHead].early {
+		e.earlyQ[e.earlyHead] = nil
+		e.earlyHead++
+	}
+	return e.earlyQ[e.earlyHead]
+}
+
 // unholdEarly takes the held response x out of its connection's map and
 // the accounting; the caller hands it out or pairs it.
 func (e *engine) unholdEarly(x *Exchange) {
-	delete(x.Conn.early, x.CorrelationID)
+	c := x.Conn
+	delete(c.early, x.CorrelationID)
 	x.early = false
 	e.nEarly--
-	e.earlyBytes -= len(x.Response.Bytes)
+	n := len(x.Response.Bytes)
+	e.earlyBytes -= n
+	c.earlyBytes -= n
+	c.counted -= n
+	e.buffered -= n
 	for e.earlyHead < len(e.earlyQ) && !e.earlyQ[e.earlyHead].early {
 		e.earlyQ[e.earlyHead] = nil
 		e.earlyHead++
@@ -1098,10 +1179,27 @@ func (e *engine) unholdEarly(x *Exchange) {
 
 // expireEarly hands out unpaired the responses held on c for more than
 // maxEarlyWait of its packets, in the order they came.
-func (e *engine) expireEarly(c *Conn) {
+func (e *engine) expireEarly(c *Conn) { e.letGoIf(c, -1) }
+
+// passEarly hands out unpaired, in the order they came, the responses
+// held on c whose correlation id is below corr, which a request of c
+// was just answered with: a client numbers its requests in order, so
+// their requests came before it in the client stream, which frames in
+// order: framed by now, had they come (and paired with these, which
+// answered them), they cannot come now.
+func (e *engine) passEarly(c *Conn, corr int32) {
+	if len(c.early) > 0 && corr > 0 {
+		e.letGoIf(c, corr)
+	}
+}
+
+// letGoIf hands out unpaired, in the order they came, the responses
+// held on c whose correlation id is below corr, or for corr -1 those
+// held for more than maxEarlyWait of its packets.
+func (e *engine) letGoIf(c *Conn, corr int32) {
 	var ys []*Exchange
 	for _, y := range c.early {
-		if c.Packets-y.heldAt > maxEarlyWait {
+		if corr < 0 && c.Packets-y.heldAt > maxEarlyWait || corr >= 0 && y.CorrelationID < corr {
 			ys = append(ys, y)
 		}
 	}
@@ -1224,6 +1322,7 @@ func (e *engine) answer(c *Conn, corr int32, f *Frame) {
 	x.Response = f
 	x.Latency = latency(x.Request, f)
 	e.done(x)
+	e.passEarly(c, corr)
 	for c.outHead < len(c.outstanding) && c.outstanding[c.outHead].Overtaken > maxOvertaken {
 		e.done(e.popOutstanding(c)) // never answered
 	}
