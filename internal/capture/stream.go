@@ -1651,21 +1651,79 @@ const maxSASLToken = 1 << 20
 // size no token has; more when the bytes that decide are not all there.
 func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
 	size := int(binary.BigEndian.Uint32(b))
-	switch {
-	case size > maxSASLToken:
+	if size > maxSASLToken {
 		return 0, false
-	case h.role() == roleClient && len(b) < min(4+size, 12):
-		return 0, true
-	case h.role() == roleClient && looksLikeRequest(b, h.e.opts.MaxFrame):
-		h.c.saslRaw = false
+	}
+	if h.role() == roleClient {
+		switch h.endsTokens(b, size) {
+		case vMore:
+			return 0, true
+		case vYes:
+			h.c.saslRaw = false
+			return 0, false
+		}
+	} else if len(b) >= 8 && h.answers(b, h.pktAt(at)) {
 		return 0, false
-	case h.role() == roleBroker && len(b) >= 8 && h.answers(b, h.pktAt(at)):
-		return 0, false
-	case len(b) < 4+size:
+	}
+	if len(b) < 4+size {
 		return 0, true
 	}
 	h.emit(b[:4+size], at, 0, true)
 	return 4 + size, false
+}
+
+// endsTokens judges whether b, of size bytes past its size prefix (at
+// most maxSASLToken), starts the client's next request rather than its
+// next raw SASL token: vMore while the bytes that decide are not all
+// there (never past the token's end). A token's bytes may read as a
+// request header (looksLikeRequest), so more is asked: the client id
+// the client sent in its SaslHandshake (its last request, h.last), as
+// a client sends one in every request; where that was null or empty
+// (a Java client's authenticator sends client.id as configured, empty
+// by default, and its requests after the one it made up), a client id
+// of farClientID printable characters or more, or the handshake's null
+// or empty one numbered after it (nextCorr), at an API and version
+// that may follow the tokens (a version within the margin, neither
+// SaslHandshake nor SaslAuthenticate, which come before them), the
+// request whole and what follows it a request's start.
+func (h *half) endsTokens(b []byte, size int) verdict {
+	limit := h.e.opts.MaxFrame
+	if size < 10 {
+		return vNo // no request header with a client id
+	}
+	if len(b) < 14 {
+		if len(b) >= 8 && !plausibleAPI(b) || len(b) >= 12 && !looksLikeRequest(b, limit) {
+			return vNo
+		}
+		return vMore
+	}
+	if !looksLikeRequest(b, limit) {
+		return vNo
+	}
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	if len(b) < 14+max(cl, 0) {
+		return vMore // within the token (looksLikeRequest)
+	}
+	l := &h.last
+	if l.ok && l.idLen > 0 {
+		if cl == l.idLen && clientIDSum(b, cl) == l.idSum {
+			return vYes
+		}
+		return vNo
+	}
+	key, ver := int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:]))
+	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	named := textClientID(b, farClientID) || l.ok && cl == l.idLen && nextCorr(l.corr, corr)
+	if !named || !plausibleVersion(key, ver) || key == schema.KeySaslHandshake || key == schema.KeySaslAuthenticate {
+		return vNo
+	}
+	switch end := 4 + size; {
+	case len(b) < end:
+		return vMore
+	case !reqPrefixOK(b[end:], limit):
+		return vNo
+	}
+	return vYes
 }
 
 // emit hands a copy of the frame b, at stream offset off, to the engine;
