@@ -66,16 +66,14 @@ type Options struct {
 	// not framed or paired yet: the frames being gathered (their bytes so far),
 	// out-of-order segments, frames waiting for their connection's
 	// broker side to be known, and responses held in case their request
-	// is framed late (see ReadFunc). A packet that takes the total past
-	// it lets those responses go first, handed out unpaired, the oldest
-	// first, when that brings it back under (no bytes are lost, only
-	// their late pairing); else it makes its connection give way: its
-	// out-of-order bytes are declared lost (gaps, as past
-	// MaxStreamBuffer), the frame it is gathering is skipped, not held
-	// (its bytes so far dropped, the rest streamed past as they come: a
-	// gap of the connection, Conn.Gaps), its waiting frames are placed,
-	// and then, while still past it, the held responses go. A note says
-	// each (Note.Limit). Default 256 MiB.
+	// is framed late (see ReadFunc). Past it, those responses go first,
+	// handed out unpaired, the oldest first (no bytes are lost, only
+	// their late pairing); then the connection whose packet took the
+	// total past it gives way: its out-of-order bytes are declared lost
+	// (gaps, as past MaxStreamBuffer), the frame it is gathering is
+	// skipped, not held (its bytes so far dropped, the rest streamed past
+	// as they come: a gap of the connection, Conn.Gaps), and its waiting
+	// frames are placed. A note says each (Note.Limit). Default 256 MiB.
 	MaxBuffered int
 	// MaxWaiting and MaxWaitingBytes bound the requests, over all
 	// connections, that wait for their response: their number and the
@@ -498,12 +496,12 @@ func (x *Exchange) Before(y *Exchange) bool {
 // come): it is handed out paired when its request is framed, and alone
 // as soon as its request can no longer come (a request of its connection
 // numbered after it is answered: a client numbers its requests in order,
-// and its stream is framed in order; or the client's stream ended, a
-// FIN, with nothing left to frame), when more than 16 are held on its
+// and its stream is framed in order), when more than 16 are held on its
 // connection (all of them then), when another response with its
-// correlation id comes, after 256 packets of its connection, when more than 1,024 or Options.MaxWaitingBytes of their
-// bytes are held in all, or what all connections hold passes
-// Options.MaxBuffered (the oldest first), or when the connection ends.
+// correlation id comes, after 256 packets of its connection, when more
+// than 1,024 or Options.MaxWaitingBytes of their bytes are held in all,
+// or what all connections hold passes Options.MaxBuffered (the oldest
+// first), or when the connection ends.
 // Read pairs by the same rules, so both give the same exchanges.
 func ReadFunc(r io.Reader, opts Options, fn func(*Exchange)) (*Result, error) {
 	if fn == nil {

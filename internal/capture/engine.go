@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"time"
 
@@ -304,18 +305,7 @@ func (e *engine) tcp(p *tcpPacket) {
 	}
 	if c.Closed && c.half[0].finDone() && c.half[1].finDone() {
 		e.finishConn(c)
-	} else if c.Closed && len(c.early) > 0 && c.clientDone() {
-		e.letGoEarly(c) // no request can come for them
 	}
-}
-
-// clientDone reports whether c's client stream can frame no more
-// requests: it ended (a FIN, nothing before it left to wait for), its
-// framer holds no bytes, and none of its frames are held (Conn.held).
-// (Not for a stream decrypted: its TLS layer may hold records.)
-func (c *Conn) clientDone() bool {
-	h := c.half[c.clientIdx]
-	return h.tl == nil && h.finDone() && h.held() == 0 && c.heldN[c.clientIdx] == 0
 }
 
 // ephemeral reports whether a port is in the range systems pick a
@@ -435,11 +425,9 @@ func (e *engine) bound(c *Conn, h *half) {
 	if e.buffered <= e.opts.MaxBuffered {
 		return
 	}
-	if e.buffered-e.earlyBytes <= e.opts.MaxBuffered {
-		// Letting go of responses held in case their request came late
-		// is enough: they are whole, and only their late pairing is
-		// given up, no bytes.
-		e.shedEarly()
+	// The responses held in case their request came late go first: they
+	// are whole, and only their late pairing is given up, no bytes.
+	if e.evictEarly(); e.buffered <= e.opts.MaxBuffered {
 		return
 	}
 	for _, x := range [2]*half{h, c.half[1-h.idx]} {
@@ -455,22 +443,6 @@ func (e *engine) bound(c *Conn, h *half) {
 	if e.buffered > e.opts.MaxBuffered && len(c.pending) > 0 {
 		e.decide(c, true)
 		e.settle(c)
-	}
-	e.shedEarly() // still past it: what the other connections hold
-}
-
-// shedEarly hands out unpaired the responses held in case their request
-// came late (holdEarly), the oldest first, while what all connections
-// hold is past Options.MaxBuffered; a note at the end says so.
-func (e *engine) shedEarly() {
-	for e.buffered > e.opts.MaxBuffered && e.nEarly > 0 {
-		y := e.oldestEarly()
-		if e.letGo == 0 {
-			e.letGoNote = Note{Packet: e.notePkt(), Conn: y.Conn, Message: textfmt.Sprintf("correlation id %d, at stream offset %d of the broker stream", int(y.CorrelationID), y.Response.StreamOffset)}
-		}
-		e.letGo++
-		e.unholdEarly(y)
-		e.done(y)
 	}
 }
 
@@ -644,6 +616,10 @@ func (e *engine) finish() {
 	e.closed = nil
 	cs := e.res.Conns // sorted through functions: see internal/sortfunc
 	sortfunc.Slice(len(cs), func(i, j int) bool { return cs[i].ID < cs[j].ID }, func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+	limit := strconv.Itoa(e.opts.MaxBuffered) + " bytes"
+	if e.opts.MaxBuffered%(1<<20) == 0 {
+		limit = strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
+	}
 	if e.cuts > 0 {
 		// Kept whatever the cap on notes: a limit that cut work short.
 		n := e.cutNote
@@ -653,19 +629,14 @@ func (e *engine) finish() {
 			what, their = strconv.Itoa(e.cuts)+" frames skipped, not held, the first at", "their"
 		}
 		n.Message = textfmt.Sprintf("%s %s: what all connections held for frames not yet whole passed %s; %s %d bytes held were dropped, the rest streamed past",
-			what, n.Message, e.limitText(), their, e.cutBytes)
+			what, n.Message, limit, their, e.cutBytes)
 		e.res.Notes = append(e.res.Notes, n)
 	}
-	if e.letGo > 0 {
-		// Kept whatever the cap on notes, as the cuts': responses let go
-		// unpaired that their request, framed late, would have answered.
-		n := e.letGoNote
-		n.Limit = true
-		what := "a response held in case its request came late handed out unpaired"
-		if e.letGo > 1 {
-			what = strconv.Itoa(e.letGo) + " responses held in case their request came late handed out unpaired, the first"
-		}
-		n.Message = textfmt.Sprintf("%s (%s): what all connections held passed %s", what, n.Message, e.limitText())
+	if n := e.letGoNote; e.letGo > 0 {
+		// Kept whatever the cap on notes, as the cuts': responses a
+		// request framed late would have answered, handed out unpaired.
+		n.Message = textfmt.Sprintf("responses held in case their request came late handed out unpaired: %d, the first in this packet; what all connections held passed %s",
+			e.letGo, limit)
 		e.res.Notes = append(e.res.Notes, n)
 	}
 	// Kept whatever the cap on notes: the notes that say where the rest
@@ -698,15 +669,6 @@ func (e *engine) finish() {
 	}
 	clear(e.res.Exchanges[len(xs):])
 	e.res.Exchanges = xs
-}
-
-// limitText says Options.MaxBuffered in the notes: in MiB when it is a
-// whole number of them.
-func (e *engine) limitText() string {
-	if e.opts.MaxBuffered%(1<<20) == 0 {
-		return strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
-	}
-	return strconv.Itoa(e.opts.MaxBuffered) + " bytes"
 }
 
 // ---- frames and pairing ----
@@ -1057,7 +1019,6 @@ func (e *engine) pair(c *Conn, f *Frame) {
 			x.Response = r.Response
 			x.Latency = latency(f, x.Response)
 			e.done(x)
-			e.passEarly(c, x.CorrelationID)
 			return
 		}
 		e.wait(c, x)
@@ -1098,19 +1059,15 @@ const (
 // as they were forgotten before), when another response with its
 // correlation id comes, when more than maxEarly or MaxWaitingBytes of
 // their bytes are held in all, or what all connections hold passes
-// MaxBuffered (the oldest first: shedEarly), when maxEarlyWait
+// MaxBuffered (the oldest first: evictEarly), when maxEarlyWait
 // packets of its connection came after it, when its request can no
-// longer come (a request numbered after it answered, passEarly; the
-// client stream ended, clientDone), or when its connection ends.
+// longer come (a request numbered after it answered, passEarly), or
+// when its connection ends.
 // Read follows the same rules, so both pair the same frames.
 func (e *engine) holdEarly(c *Conn, x *Exchange) {
 	if old := c.early[x.CorrelationID]; old != nil {
 		e.unholdEarly(old)
 		e.done(old)
-	}
-	if c.Closed && c.clientDone() {
-		e.done(x) // no request can come for it
-		return
 	}
 	if len(c.early) >= maxEarlyConn {
 		e.letGoEarly(c)
@@ -1131,20 +1088,25 @@ func (e *engine) holdEarly(c *Conn, x *Exchange) {
 	c.earlyBytes += n
 	c.counted += n
 	e.buffered += n
-	for e.nEarly > maxEarly || e.earlyBytes > e.opts.MaxWaitingBytes {
-		y := e.oldestEarly()
+	e.evictEarly()
+}
+
+// evictEarly hands out unpaired the responses held longest while more
+// than maxEarly, or MaxWaitingBytes of their bytes, are held, or what
+// all connections hold is past MaxBuffered (which a note at the end
+// says, with the first).
+func (e *engine) evictEarly() {
+	for e.nEarly > 0 && (e.nEarly > maxEarly || e.earlyBytes > e.opts.MaxWaitingBytes || e.buffered > e.opts.MaxBuffered) {
+		y := e.earlyQ[e.earlyHead] // held: unholdEarly moves the head past the rest
+		if e.nEarly <= maxEarly && e.earlyBytes <= e.opts.MaxWaitingBytes {
+			if e.letGo == 0 {
+				e.letGoNote = Note{Packet: e.notePkt(), Conn: y.Conn, Limit: true}
+			}
+			e.letGo++
+		}
 		e.unholdEarly(y)
 		e.done(y)
 	}
-}
-
-// oldestEarly is the response held longest (there is one).
-func (e *engine) oldestEarly() *Exchange {
-	for !e.earlyQ[e.earlyHead].early {
-		e.earlyQ[e.earlyHead] = nil
-		e.earlyHead++
-	}
-	return e.earlyQ[e.earlyHead]
 }
 
 // unholdEarly takes the held response x out of its connection's map and
@@ -1179,7 +1141,7 @@ func (e *engine) unholdEarly(x *Exchange) {
 
 // expireEarly hands out unpaired the responses held on c for more than
 // maxEarlyWait of its packets, in the order they came.
-func (e *engine) expireEarly(c *Conn) { e.letGoIf(c, -1) }
+func (e *engine) expireEarly(c *Conn) { e.letGoIf(c, math.MinInt32, maxEarlyWait) }
 
 // passEarly hands out unpaired, in the order they came, the responses
 // held on c whose correlation id is below corr, which a request of c
@@ -1189,41 +1151,27 @@ func (e *engine) expireEarly(c *Conn) { e.letGoIf(c, -1) }
 // answered them), they cannot come now.
 func (e *engine) passEarly(c *Conn, corr int32) {
 	if len(c.early) > 0 && corr > 0 {
-		e.letGoIf(c, corr)
-	}
-}
-
-// letGoIf hands out unpaired, in the order they came, the responses
-// held on c whose correlation id is below corr, or for corr -1 those
-// held for more than maxEarlyWait of its packets.
-func (e *engine) letGoIf(c *Conn, corr int32) {
-	var ys []*Exchange
-	for _, y := range c.early {
-		if corr < 0 && c.Packets-y.heldAt > maxEarlyWait || corr >= 0 && y.CorrelationID < corr {
-			ys = append(ys, y)
-		}
-	}
-	// in the order they came
-	sortfunc.Slice(len(ys), func(i, j int) bool { return ys[i].seq < ys[j].seq }, func(i, j int) { ys[i], ys[j] = ys[j], ys[i] })
-	for _, y := range ys {
-		e.unholdEarly(y)
-		e.done(y)
+		e.letGoIf(c, corr, math.MaxInt)
 	}
 }
 
 // letGoEarly hands out the responses held on c unpaired, in the order
 // they came.
-func (e *engine) letGoEarly(c *Conn) {
-	if len(c.early) == 0 {
-		return
-	}
-	// Gathered first: letting one go may compact the queue.
-	ys := make([]*Exchange, 0, len(c.early))
-	for _, y := range e.earlyQ[e.earlyHead:] {
-		if y != nil && y.early && y.Conn == c {
+func (e *engine) letGoEarly(c *Conn) { e.letGoIf(c, math.MinInt32, -1) }
+
+// letGoIf hands out unpaired, in the order they came, the responses
+// held on c whose correlation id is below below, or which were held for
+// more than waited of its packets.
+func (e *engine) letGoIf(c *Conn, below int32, waited int) {
+	var ys []*Exchange
+	for _, y := range c.early {
+		if y.CorrelationID < below || c.Packets-y.heldAt > waited {
 			ys = append(ys, y)
 		}
 	}
+	// in the order they came (sequence numbers: each was held as it
+	// was created)
+	sortfunc.Slice(len(ys), func(i, j int) bool { return ys[i].seq < ys[j].seq }, func(i, j int) { ys[i], ys[j] = ys[j], ys[i] })
 	for _, y := range ys {
 		e.unholdEarly(y)
 		e.done(y)

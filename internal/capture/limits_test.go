@@ -544,6 +544,6 @@ func TestMaxBufferedEarly(t *testing.T) {
 			limits = append(limits, n.String())
 		}
 	}
-	assert.Equal(t, []string{"packet 10: conn 1 10.0.0.1:40000->10.0.0.2:9092: 17 responses held in case their request came late handed out unpaired, the first (correlation id 100, at stream offset 0 of the broker stream): what all connections held passed 8192 bytes"}, limits)
+	assert.Equal(t, []string{"packet 10: conn 1 10.0.0.1:40000->10.0.0.2:9092: responses held in case their request came late handed out unpaired: 17, the first in this packet; what all connections held passed 8192 bytes"}, limits)
 	assert.Equal(t, []int32{1, 1}, pairedCorrs(r))
 }

@@ -1678,50 +1678,34 @@ func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
 // there (never past the token's end). A token's bytes may read as a
 // request header (looksLikeRequest), so more is asked: the client id
 // the client sent in its SaslHandshake (its last request, h.last), as
-// a client sends one in every request; where that was null or empty
-// (a Java client's authenticator sends client.id as configured, empty
-// by default, and its requests after the one it made up), a client id
-// of farClientID printable characters or more, or the handshake's null
-// or empty one numbered after it (nextCorr), at an API and version
-// that may follow the tokens (a version within the margin, neither
+// a client sends one in every request; where that was null or empty (a
+// Java client's authenticator sends client.id as configured, empty by
+// default, its requests then one it made up), an API and version that
+// may follow the tokens (a version within the margin, neither
 // SaslHandshake nor SaslAuthenticate, which come before them), the
-// request whole and what follows it a request's start.
+// request whole.
 func (h *half) endsTokens(b []byte, size int) verdict {
-	limit := h.e.opts.MaxFrame
-	if size < 10 {
-		return vNo // no request header with a client id
-	}
-	if len(b) < 14 {
-		if len(b) >= 8 && !plausibleAPI(b) || len(b) >= 12 && !looksLikeRequest(b, limit) {
-			return vNo
-		}
+	switch {
+	case size < 10: // no request header with a client id
+		return vNo
+	case len(b) < 14:
 		return vMore
-	}
-	if !looksLikeRequest(b, limit) {
+	case !looksLikeRequest(b, h.e.opts.MaxFrame):
 		return vNo
 	}
 	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
-	if len(b) < 14+max(cl, 0) {
-		return vMore // within the token (looksLikeRequest)
-	}
 	l := &h.last
-	if l.ok && l.idLen > 0 {
-		if cl == l.idLen && clientIDSum(b, cl) == l.idSum {
-			return vYes
+	switch key := int16(binary.BigEndian.Uint16(b[4:])); {
+	case len(b) < 14+max(cl, 0):
+		return vMore // within the token (looksLikeRequest)
+	case l.ok && l.idLen > 0:
+		if cl != l.idLen || clientIDSum(b, cl) != l.idSum {
+			return vNo
 		}
+	case !plausibleVersion(key, int16(binary.BigEndian.Uint16(b[6:]))) || key == schema.KeySaslHandshake || key == schema.KeySaslAuthenticate:
 		return vNo
-	}
-	key, ver := int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:]))
-	corr := int32(binary.BigEndian.Uint32(b[8:]))
-	named := textClientID(b, farClientID) || l.ok && cl == l.idLen && nextCorr(l.corr, corr)
-	if !named || !plausibleVersion(key, ver) || key == schema.KeySaslHandshake || key == schema.KeySaslAuthenticate {
-		return vNo
-	}
-	switch end := 4 + size; {
-	case len(b) < end:
+	case len(b) < 4+size:
 		return vMore
-	case !reqPrefixOK(b[end:], limit):
-		return vNo
 	}
 	return vYes
 }
