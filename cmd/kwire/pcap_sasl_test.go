@@ -113,7 +113,9 @@ func TestPcapSASLv0Tokens(t *testing.T) {
 // saslV0Pcap is a capture of one connection: a SaslHandshake v0 asking
 // for mechanism (and taking it), then tokens (client, broker, client,
 // broker...) as raw SASL tokens a millisecond apart, then a Metadata
-// exchange.
+// exchange, each request with the client id of kwire example's, as a
+// client sends one in every request (the reader ends the tokens at a
+// request with the handshake's).
 func saslV0Pcap(t *testing.T, mechanism string, tokens []string) string {
 	at := func(i int) time.Duration { return time.Duration(i) * time.Millisecond }
 	frame := func(js string) []byte {
@@ -121,15 +123,17 @@ func saslV0Pcap(t *testing.T, mechanism string, tokens []string) string {
 		require.NoError(t, err, js)
 		return b
 	}
+	meta := exampleFrame(t, "Metadata", 12, false, 7)
+	id := string(meta[14 : 14+binary.BigEndian.Uint16(meta[12:])])
 	segs := []segment{
-		{true, at(0), frame(`{"direction":"request","apiKey":17,"apiVersion":0,"header":{"correlationId":1,"clientId":"kafka-python"},"body":{"mechanism":"` + mechanism + `"}}`)},
+		{true, at(0), frame(`{"direction":"request","apiKey":17,"apiVersion":0,"header":{"correlationId":1,"clientId":"` + id + `"},"body":{"mechanism":"` + mechanism + `"}}`)},
 		{false, at(1), frame(`{"direction":"response","apiKey":17,"apiVersion":0,"header":{"correlationId":1},"body":{"errorCode":0,"mechanisms":["` + mechanism + `"]}}`)},
 	}
 	for i, s := range tokens {
 		segs = append(segs, segment{i%2 == 0, at(2 + i), append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...)})
 	}
 	n := 2 + len(tokens)
-	segs = append(segs, segment{true, at(n), exampleFrame(t, "Metadata", 12, false, 7)},
+	segs = append(segs, segment{true, at(n), meta},
 		segment{false, at(n + 1), exampleFrame(t, "Metadata", 12, true, 7)})
 	return connPcap(t, true, nil, segs...)
 }

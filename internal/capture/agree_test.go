@@ -178,3 +178,36 @@ func TestEarlyResponsesBounded(t *testing.T) {
 		assert.Equal(t, maxEarlyWait/2, i, "handed out after exchange %d of %d", i, n)
 	})
 }
+
+// TestEarlyLetGoWhenNoRequestCan: a response held in case its request
+// is framed late (holdEarly) is handed out as soon as a request of its
+// connection numbered after it is answered, not 256 of its packets
+// later: the client stream frames in order, and a client numbers its
+// requests in order, so its request would have been framed before that
+// one; it cannot come now. Read pairs by the same rules, so both agree.
+// (A connection's end, both FINs or an RST, and the capture's let the
+// held responses go already.)
+func TestEarlyLetGoWhenNoRequestCan(t *testing.T) {
+	b := newTB(t, layers.LinkTypeEthernet)
+	v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+	v.handshake()
+	v.resp(apiVersionsResp(5)) // packet 4: its request not captured
+	v.resp(apiVersionsResp(1 << 20))
+	for corr := int32(10); corr < 20; corr++ {
+		v.req(apiVersionsReq(corr))
+		v.resp(apiVersionsResp(corr)) // corr 10's: packet 7
+	}
+	v.fin() // packets 26 to 28
+	data := b.pcap()
+	requireAgree(t, data, Options{})
+	at := map[int32]int{} // the packet each lone response was handed out at
+	var e *engine
+	e = newEngine(Options{}, func(x *Exchange) {
+		if x.Request == nil {
+			at[x.CorrelationID] = e.res.Packets
+		}
+	})
+	require.NoError(t, e.run(bytes.NewReader(data)))
+	assert.Equal(t, map[int32]int{5: 7, 1 << 20: 27}, at,
+		"5 as 10 is answered; 1<<20, numbered past every request, when the connection ends")
+}

@@ -22,7 +22,8 @@
 // holes are declared lost, as many as that takes), a single frame by
 // Options.MaxFrame, what all connections hold for frames not yet whole
 // (their bytes so far, out-of-order segments, frames waiting for a
-// connection's broker side) by Options.MaxBuffered, and the
+// connection's broker side, responses held in case their request is
+// framed late) by Options.MaxBuffered, and the
 // requests waiting for their response by Options.MaxWaiting and
 // MaxWaitingBytes. A frame being gathered costs about its size (past 1
 // MiB, in chunks that are never copied until it is whole), and segments
@@ -30,7 +31,8 @@
 // forgets closed connections, so its memory follows the open connections,
 // the waiting requests and the unpaired responses held in case their
 // request is framed late (at most 16 a connection and 1,024 or
-// MaxWaitingBytes in all), not the size of the capture.
+// MaxWaitingBytes in all, within MaxBuffered), not the size of the
+// capture.
 package capture
 
 import (
@@ -61,14 +63,17 @@ type Options struct {
 	// and the stream resynchronises. Default 16 MiB.
 	MaxStreamBuffer int
 	// MaxBuffered caps the bytes held over all connections for what is
-	// not framed yet: the frames being gathered (their bytes so far),
-	// out-of-order segments, and frames waiting for their connection's
-	// broker side to be known. A packet that takes the total past it
-	// makes its connection give way: its out-of-order bytes are declared
-	// lost (gaps, as past MaxStreamBuffer), the frame it is gathering is
+	// not framed or paired yet: the frames being gathered (their bytes so far),
+	// out-of-order segments, frames waiting for their connection's
+	// broker side to be known, and responses held in case their request
+	// is framed late (see ReadFunc). Past it, those responses go first,
+	// handed out unpaired, the oldest first (no bytes are lost, only
+	// their late pairing); then the connection whose packet took the
+	// total past it gives way: its out-of-order bytes are declared lost
+	// (gaps, as past MaxStreamBuffer), the frame it is gathering is
 	// skipped, not held (its bytes so far dropped, the rest streamed past
 	// as they come: a gap of the connection, Conn.Gaps), and its waiting
-	// frames are placed. One note says so (Note.Limit). Default 256 MiB.
+	// frames are placed. A note says each (Note.Limit). Default 256 MiB.
 	MaxBuffered int
 	// MaxWaiting and MaxWaitingBytes bound the requests, over all
 	// connections, that wait for their response: their number and the
@@ -190,6 +195,7 @@ type Conn struct {
 	releasing    bool
 
 	early       map[int32]*Exchange // recent unpaired responses, held (engine.holdEarly)
+	earlyBytes  int                 // their bytes, counted toward Options.MaxBuffered
 	outstanding []*Exchange         // requests awaiting a response, in order
 	outHead     int
 	outCorr     map[int32]int
@@ -341,9 +347,10 @@ type Note struct {
 	// First at the first. Like those, kept whatever the cap on notes.
 	Folded int
 	First  *Note
-	// Limit marks the note that says frames were skipped, not held, past
-	// Options.MaxBuffered: kwire check, which shows a capture's notes
-	// only when they bear on its findings, says it too.
+	// Limit marks the notes that say frames were skipped, not held, or
+	// responses held in case their request came late handed out
+	// unpaired, past Options.MaxBuffered: kwire check, which shows a
+	// capture's notes only when they bear on its findings, says them too.
 	Limit bool
 }
 
@@ -487,10 +494,14 @@ func (x *Exchange) Before(y *Exchange) bool {
 // is framed late (a client stream resynchronising frames a request only
 // once what follows it vouches for it, by which time its answer may have
 // come): it is handed out paired when its request is framed, and alone
-// when more than 16 are held on its connection (all of them then), when
-// another response with its correlation id comes, after 256 packets of its
-// connection, when more than 1,024 or Options.MaxWaitingBytes of their
-// bytes are held in all (the oldest first), or when the connection ends.
+// as soon as its request can no longer come (a request of its connection
+// numbered after it is answered: a client numbers its requests in order,
+// and its stream is framed in order), when more than 16 are held on its
+// connection (all of them then), when another response with its
+// correlation id comes, after 256 packets of its connection, when more
+// than 1,024 or Options.MaxWaitingBytes of their bytes are held in all,
+// or what all connections hold passes Options.MaxBuffered (the oldest
+// first), or when the connection ends.
 // Read pairs by the same rules, so both give the same exchanges.
 func ReadFunc(r io.Reader, opts Options, fn func(*Exchange)) (*Result, error) {
 	if fn == nil {

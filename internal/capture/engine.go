@@ -2,6 +2,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"math"
 	"strconv"
 	"time"
 
@@ -76,6 +77,11 @@ type engine struct {
 	cuts                   int
 	cutBytes               int64
 	cutNote                Note
+	// letGo counts the responses held in case their request came late
+	// (holdEarly) handed out unpaired past MaxBuffered, letGoNote says
+	// where the first was.
+	letGo     int
+	letGoNote Note
 	// snapGaps are the gaps a snap length made, damagedDropped and
 	// damagedKept the frames such gaps (or others) cut into: notes a
 	// capture may have one of in every packet (tcpdump -s 128), folded.
@@ -399,7 +405,7 @@ func (e *engine) finishConn(c *Conn) {
 
 // settle brings e.buffered up to date with what c holds.
 func (e *engine) settle(c *Conn) {
-	n := c.pendingBytes
+	n := c.pendingBytes + c.earlyBytes
 	for _, h := range c.half {
 		n += h.mem()
 	}
@@ -417,6 +423,11 @@ func (e *engine) settle(c *Conn) {
 func (e *engine) bound(c *Conn, h *half) {
 	e.settle(c)
 	if e.buffered <= e.opts.MaxBuffered {
+		return
+	}
+	// The responses held in case their request came late go first: they
+	// are whole, and only their late pairing is given up, no bytes.
+	if e.evictEarly(); e.buffered <= e.opts.MaxBuffered {
 		return
 	}
 	for _, x := range [2]*half{h, c.half[1-h.idx]} {
@@ -605,6 +616,10 @@ func (e *engine) finish() {
 	e.closed = nil
 	cs := e.res.Conns // sorted through functions: see internal/sortfunc
 	sortfunc.Slice(len(cs), func(i, j int) bool { return cs[i].ID < cs[j].ID }, func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+	limit := strconv.Itoa(e.opts.MaxBuffered) + " bytes"
+	if e.opts.MaxBuffered%(1<<20) == 0 {
+		limit = strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
+	}
 	if e.cuts > 0 {
 		// Kept whatever the cap on notes: a limit that cut work short.
 		n := e.cutNote
@@ -613,12 +628,15 @@ func (e *engine) finish() {
 		if e.cuts > 1 {
 			what, their = strconv.Itoa(e.cuts)+" frames skipped, not held, the first at", "their"
 		}
-		limit := strconv.Itoa(e.opts.MaxBuffered) + " bytes"
-		if e.opts.MaxBuffered%(1<<20) == 0 {
-			limit = strconv.Itoa(e.opts.MaxBuffered>>20) + " MiB"
-		}
 		n.Message = textfmt.Sprintf("%s %s: what all connections held for frames not yet whole passed %s; %s %d bytes held were dropped, the rest streamed past",
 			what, n.Message, limit, their, e.cutBytes)
+		e.res.Notes = append(e.res.Notes, n)
+	}
+	if n := e.letGoNote; e.letGo > 0 {
+		// Kept whatever the cap on notes, as the cuts': responses a
+		// request framed late would have answered, handed out unpaired.
+		n.Message = textfmt.Sprintf("responses held in case their request came late handed out unpaired: %d, the first in this packet; what all connections held passed %s",
+			e.letGo, limit)
 		e.res.Notes = append(e.res.Notes, n)
 	}
 	// Kept whatever the cap on notes: the notes that say where the rest
@@ -1040,9 +1058,12 @@ const (
 // than maxEarlyConn are held on its connection (all of them are let go,
 // as they were forgotten before), when another response with its
 // correlation id comes, when more than maxEarly or MaxWaitingBytes of
-// their bytes are held in all (the oldest first), when maxEarlyWait
-// packets of its connection came after it, or when its connection
-// ends. Read follows the same rules, so both pair the same frames.
+// their bytes are held in all, or what all connections hold passes
+// MaxBuffered (the oldest first: evictEarly), when maxEarlyWait
+// packets of its connection came after it, when its request can no
+// longer come (a request numbered after it answered, passEarly), or
+// when its connection ends.
+// Read follows the same rules, so both pair the same frames.
 func (e *engine) holdEarly(c *Conn, x *Exchange) {
 	if old := c.early[x.CorrelationID]; old != nil {
 		e.unholdEarly(old)
@@ -1059,13 +1080,30 @@ func (e *engine) holdEarly(c *Conn, x *Exchange) {
 	x.heldAt = c.Packets
 	e.earlyQ = append(e.earlyQ, x)
 	e.nEarly++
-	e.earlyBytes += len(x.Response.Bytes)
-	for e.nEarly > maxEarly || e.earlyBytes > e.opts.MaxWaitingBytes {
-		for !e.earlyQ[e.earlyHead].early {
-			e.earlyQ[e.earlyHead] = nil
-			e.earlyHead++
+	n := len(x.Response.Bytes)
+	e.earlyBytes += n
+	// counted toward MaxBuffered as it is held (engine.settle counts
+	// c.earlyBytes too), so letting go of one on another connection
+	// keeps the count
+	c.earlyBytes += n
+	c.counted += n
+	e.buffered += n
+	e.evictEarly()
+}
+
+// evictEarly hands out unpaired the responses held longest while more
+// than maxEarly, or MaxWaitingBytes of their bytes, are held, or what
+// all connections hold is past MaxBuffered (which a note at the end
+// says, with the first).
+func (e *engine) evictEarly() {
+	for e.nEarly > 0 && (e.nEarly > maxEarly || e.earlyBytes > e.opts.MaxWaitingBytes || e.buffered > e.opts.MaxBuffered) {
+		y := e.earlyQ[e.earlyHead] // held: unholdEarly moves the head past the rest
+		if e.nEarly <= maxEarly && e.earlyBytes <= e.opts.MaxWaitingBytes {
+			if e.letGo == 0 {
+				e.letGoNote = Note{Packet: e.notePkt(), Conn: y.Conn, Limit: true}
+			}
+			e.letGo++
 		}
-		y := e.earlyQ[e.earlyHead]
 		e.unholdEarly(y)
 		e.done(y)
 	}
@@ -1074,10 +1112,15 @@ func (e *engine) holdEarly(c *Conn, x *Exchange) {
 // unholdEarly takes the held response x out of its connection's map and
 // the accounting; the caller hands it out or pairs it.
 func (e *engine) unholdEarly(x *Exchange) {
-	delete(x.Conn.early, x.CorrelationID)
+	c := x.Conn
+	delete(c.early, x.CorrelationID)
 	x.early = false
 	e.nEarly--
-	e.earlyBytes -= len(x.Response.Bytes)
+	n := len(x.Response.Bytes)
+	e.earlyBytes -= n
+	c.earlyBytes -= n
+	c.counted -= n
+	e.buffered -= n
 	for e.earlyHead < len(e.earlyQ) && !e.earlyQ[e.earlyHead].early {
 		e.earlyQ[e.earlyHead] = nil
 		e.earlyHead++
@@ -1098,34 +1141,37 @@ func (e *engine) unholdEarly(x *Exchange) {
 
 // expireEarly hands out unpaired the responses held on c for more than
 // maxEarlyWait of its packets, in the order they came.
-func (e *engine) expireEarly(c *Conn) {
-	var ys []*Exchange
-	for _, y := range c.early {
-		if c.Packets-y.heldAt > maxEarlyWait {
-			ys = append(ys, y)
-		}
-	}
-	// in the order they came
-	sortfunc.Slice(len(ys), func(i, j int) bool { return ys[i].seq < ys[j].seq }, func(i, j int) { ys[i], ys[j] = ys[j], ys[i] })
-	for _, y := range ys {
-		e.unholdEarly(y)
-		e.done(y)
+func (e *engine) expireEarly(c *Conn) { e.letGoIf(c, math.MinInt32, maxEarlyWait) }
+
+// passEarly hands out unpaired, in the order they came, the responses
+// held on c whose correlation id is below corr, which a request of c
+// was just answered with: a client numbers its requests in order, so
+// their requests came before it in the client stream, which frames in
+// order: framed by now, had they come (and paired with these, which
+// answered them), they cannot come now.
+func (e *engine) passEarly(c *Conn, corr int32) {
+	if len(c.early) > 0 && corr > 0 {
+		e.letGoIf(c, corr, math.MaxInt)
 	}
 }
 
 // letGoEarly hands out the responses held on c unpaired, in the order
 // they came.
-func (e *engine) letGoEarly(c *Conn) {
-	if len(c.early) == 0 {
-		return
-	}
-	// Gathered first: letting one go may compact the queue.
-	ys := make([]*Exchange, 0, len(c.early))
-	for _, y := range e.earlyQ[e.earlyHead:] {
-		if y != nil && y.early && y.Conn == c {
+func (e *engine) letGoEarly(c *Conn) { e.letGoIf(c, math.MinInt32, -1) }
+
+// letGoIf hands out unpaired, in the order they came, the responses
+// held on c whose correlation id is below below, or which were held for
+// more than waited of its packets.
+func (e *engine) letGoIf(c *Conn, below int32, waited int) {
+	var ys []*Exchange
+	for _, y := range c.early {
+		if y.CorrelationID < below || c.Packets-y.heldAt > waited {
 			ys = append(ys, y)
 		}
 	}
+	// in the order they came (sequence numbers: each was held as it
+	// was created)
+	sortfunc.Slice(len(ys), func(i, j int) bool { return ys[i].seq < ys[j].seq }, func(i, j int) { ys[i], ys[j] = ys[j], ys[i] })
 	for _, y := range ys {
 		e.unholdEarly(y)
 		e.done(y)
@@ -1224,6 +1270,7 @@ func (e *engine) answer(c *Conn, corr int32, f *Frame) {
 	x.Response = f
 	x.Latency = latency(x.Request, f)
 	e.done(x)
+	e.passEarly(c, corr)
 	for c.outHead < len(c.outstanding) && c.outstanding[c.outHead].Overtaken > maxOvertaken {
 		e.done(e.popOutstanding(c)) // never answered
 	}

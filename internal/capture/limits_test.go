@@ -481,3 +481,69 @@ func TestMidStreamAnswerBeforeItsRequestIsPlaced(t *testing.T) {
 	}
 	assert.Equal(t, []int{5}, at, "%v", res.Notes)
 }
+
+// TestMaxBufferedEarly: the responses held in case their request is
+// framed late (holdEarly) count toward Options.MaxBuffered too: past
+// it they are handed out unpaired, the oldest first, as soon as the
+// packet that passed it is read, and a note kwire check shows
+// (Note.Limit) says so. (They were bounded by their own counts alone:
+// 16 a connection, 1,024 or MaxWaitingBytes in all, whatever the cap.)
+func TestMaxBufferedEarly(t *testing.T) {
+	const limit = 8 << 10
+	body := bytes.Repeat([]byte{7}, 2<<10)
+	b := newTB(t, 1) // Ethernet
+	var convs []*cv
+	for c := range 2 {
+		v := b.conv("10.0.0.1:"+itoa(40000+c), "10.0.0.2:9092")
+		v.handshake()
+		convs = append(convs, v)
+	}
+	// answers to requests the capture never shows: held, 10 a
+	// connection, 40 KiB in all
+	for corr := int32(100); corr < 110; corr++ {
+		for _, v := range convs {
+			v.resp(kresp(corr, body))
+		}
+	}
+	for _, v := range convs {
+		v.req(apiVersionsReq(1))
+		v.resp(apiVersionsResp(1))
+		v.fin()
+	}
+	data := b.pcap()
+	opts := Options{MaxBuffered: limit}
+	r := requireAgree(t, data, opts)
+
+	var peak int
+	var alone []int // the packet each lone response was handed out at
+	var e *engine
+	e = newEngine(opts, func(x *Exchange) {
+		if x.Request == nil {
+			alone = append(alone, e.res.Packets)
+		}
+	})
+	e.onPacket = func() {
+		held := e.earlyBytes
+		for _, c := range e.all {
+			held += c.pendingBytes + c.half[0].mem() + c.half[1].mem()
+		}
+		peak = max(peak, held)
+	}
+	require.NoError(t, e.run(bytes.NewReader(data)))
+	assert.LessOrEqual(t, peak, limit, "what the responses held and the streams hold, after each packet")
+	assert.LessOrEqual(t, e.peakBuffered, limit+len(body)+8)
+	require.Len(t, alone, 20)
+	// 6 packets of handshakes; then each held response is one packet:
+	// the fourth held takes the total past 8 KiB, and the oldest goes
+	assert.Equal(t, 6+4, alone[0], "handed out at the packet that passed the limit, not when its connection ended")
+	assert.Zero(t, e.buffered, "all given back")
+
+	var limits []string
+	for _, n := range r.Notes {
+		if n.Limit {
+			limits = append(limits, n.String())
+		}
+	}
+	assert.Equal(t, []string{"packet 10: conn 1 10.0.0.1:40000->10.0.0.2:9092: responses held in case their request came late handed out unpaired: 17, the first in this packet; what all connections held passed 8192 bytes"}, limits)
+	assert.Equal(t, []int32{1, 1}, pairedCorrs(r))
+}

@@ -15,11 +15,17 @@ func saslToken(s string) []byte {
 }
 
 // saslHandshakeV0 is a SaslHandshake v0 request for mechanism, and the
-// broker's answer enabling it.
+// broker's answer enabling it; its client id is apiVersionsReq's, as a
+// client sends one in every request.
 func saslHandshakeV0(corr int32, mechanism string) (req, resp []byte) {
+	return saslHandshakeV0From("kwire-test", corr, mechanism)
+}
+
+// saslHandshakeV0From is saslHandshakeV0 from a client of client id id.
+func saslHandshakeV0From(id string, corr int32, mechanism string) (req, resp []byte) {
 	body := append(binary.BigEndian.AppendUint16(nil, uint16(len(mechanism))), mechanism...)
 	resp = append([]byte{0, 0, 0, 0, 0, 1}, body...) // no error, one mechanism
-	return kreq(17, 0, corr, "kafka-python", body), kresp(corr, resp)
+	return kreq(17, 0, corr, id, body), kresp(corr, resp)
 }
 
 // After a SaslHandshake v0, each raw SASL token of the client and the
@@ -94,5 +100,72 @@ func TestSASLTokens(t *testing.T) {
 				require.Len(t, xs, len(tc.want)+map[bool]int{true: 1, false: 2}[closes], "%s %s: the handshake, the tokens and ApiVersions", tc.name, mode)
 			}
 		}
+	}
+}
+
+// TestSASLTokenLikeRequest: a raw SASL token whose bytes read as a
+// request header (a plausible API and version, a correlation id, a
+// printable client id within it) is a token all the same when its
+// client id is not the one the client sent in its SaslHandshake: the
+// tokens go on, and the client's request after them, which carries it,
+// ends them. Whole or cut into segments of 3 bytes (the first 14 bytes
+// were judged alone). Where the handshake carried no client id (a Java
+// client's authenticator sends client.id as configured, empty by
+// default), a request with a client id of its own ends them, numbered
+// far past the handshake, and a token that reads as one does too only
+// when it is whole, at a version within the margin, and no SASL API.
+func TestSASLTokenLikeRequest(t *testing.T) {
+	// Metadata v1, correlation id 77, client id "evil", then binary
+	// bytes: a mechanism's token (a custom one's, or any) that reads so
+	like := kreq(3, 1, 77, "evil", []byte{0x8f, 0x01, 0xfe, 0x00, 0x42})[4:]
+	read := func(t *testing.T, hid string, corr int32, seg int) (tokens [][2]string, paired []int32, notes []Note) {
+		b := newTB(t, layers.LinkTypeEthernet)
+		v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+		v.handshake()
+		hreq, hresp := saslHandshakeV0From(hid, 1, "CUSTOM")
+		v.sendAll(v.split(true, hreq, seg))
+		v.sendAll(v.split(false, hresp, seg))
+		v.sendAll(v.split(true, saslToken(string(like)), seg))
+		v.sendAll(v.split(false, saslToken("go on"), seg))
+		v.sendAll(v.split(true, saslToken("last"), seg))
+		v.sendAll(v.split(false, saslToken(""), seg))
+		v.sendAll(v.split(true, kreq(18, 3, corr, "producer-1", apiVersionsReq(0)[24:]), seg))
+		v.sendAll(v.split(false, apiVersionsResp(corr), seg))
+		v.fin()
+		r := requireAgree(t, b.pcap(), Options{})
+		for _, x := range r.Exchanges {
+			switch {
+			case !x.Paired():
+			case x.SASLToken:
+				tokens = append(tokens, [2]string{string(x.Request.Bytes[4:]), string(x.Response.Bytes[4:])})
+			default:
+				paired = append(paired, x.CorrelationID)
+			}
+		}
+		return tokens, paired, r.Notes
+	}
+	for _, seg := range []int{1 << 20, 3} {
+		// the handshake named the client: the token's client id is not it
+		tokens, paired, notes := read(t, "producer-1", 2, seg)
+		require.Equal(t, [][2]string{{string(like), "go on"}, {"last", ""}}, tokens, "segments of %d: %v", seg, notes)
+		require.Equal(t, []int32{1, 2}, paired)
+		require.Empty(t, notes)
+		// the handshake named none: the request after the tokens, far
+		// past it, ends them; a whole token that reads as a request
+		// past the margin, or as SaslAuthenticate, does not
+		for _, tc := range []struct {
+			key, ver int16
+			token    bool
+		}{{36, 1, true}, {3, 99, true}, {3, 1, false}} {
+			like = kreq(tc.key, tc.ver, 77, "evil", []byte{0x8f, 0x01, 0xfe, 0x00, 0x42})[4:]
+			tokens, paired, _ = read(t, "", 5000, seg)
+			if tc.token {
+				require.Equal(t, [][2]string{{string(like), "go on"}, {"last", ""}}, tokens, "segments of %d: %+v", seg, tc)
+				require.Equal(t, []int32{1, 5000}, paired)
+			} else {
+				require.Empty(t, tokens, "whole, it reads as a request: %+v", tc)
+			}
+		}
+		like = kreq(3, 1, 77, "evil", []byte{0x8f, 0x01, 0xfe, 0x00, 0x42})[4:]
 	}
 }

@@ -1651,21 +1651,63 @@ const maxSASLToken = 1 << 20
 // size no token has; more when the bytes that decide are not all there.
 func (h *half) saslToken(b []byte, at int64) (n int, more bool) {
 	size := int(binary.BigEndian.Uint32(b))
-	switch {
-	case size > maxSASLToken:
+	if size > maxSASLToken {
 		return 0, false
-	case h.role() == roleClient && len(b) < min(4+size, 12):
-		return 0, true
-	case h.role() == roleClient && looksLikeRequest(b, h.e.opts.MaxFrame):
-		h.c.saslRaw = false
+	}
+	if h.role() == roleClient {
+		switch h.endsTokens(b, size) {
+		case vMore:
+			return 0, true
+		case vYes:
+			h.c.saslRaw = false
+			return 0, false
+		}
+	} else if len(b) >= 8 && h.answers(b, h.pktAt(at)) {
 		return 0, false
-	case h.role() == roleBroker && len(b) >= 8 && h.answers(b, h.pktAt(at)):
-		return 0, false
-	case len(b) < 4+size:
+	}
+	if len(b) < 4+size {
 		return 0, true
 	}
 	h.emit(b[:4+size], at, 0, true)
 	return 4 + size, false
+}
+
+// endsTokens judges whether b, of size bytes past its size prefix (at
+// most maxSASLToken), starts the client's next request rather than its
+// next raw SASL token: vMore while the bytes that decide are not all
+// there (never past the token's end). A token's bytes may read as a
+// request header (looksLikeRequest), so more is asked: the client id
+// the client sent in its SaslHandshake (its last request, h.last), as
+// a client sends one in every request; where that was null or empty (a
+// Java client's authenticator sends client.id as configured, empty by
+// default, its requests then one it made up), an API and version that
+// may follow the tokens (a version within the margin, neither
+// SaslHandshake nor SaslAuthenticate, which come before them), the
+// request whole.
+func (h *half) endsTokens(b []byte, size int) verdict {
+	switch {
+	case size < 10: // no request header with a client id
+		return vNo
+	case len(b) < 14:
+		return vMore
+	case !looksLikeRequest(b, h.e.opts.MaxFrame):
+		return vNo
+	}
+	cl := int(int16(binary.BigEndian.Uint16(b[12:])))
+	l := &h.last
+	switch key := int16(binary.BigEndian.Uint16(b[4:])); {
+	case len(b) < 14+max(cl, 0):
+		return vMore // within the token (looksLikeRequest)
+	case l.ok && l.idLen > 0:
+		if cl != l.idLen || clientIDSum(b, cl) != l.idSum {
+			return vNo
+		}
+	case !plausibleVersion(key, int16(binary.BigEndian.Uint16(b[6:]))) || key == schema.KeySaslHandshake || key == schema.KeySaslAuthenticate:
+		return vNo
+	case len(b) < 4+size:
+		return vMore
+	}
+	return vYes
 }
 
 // emit hands a copy of the frame b, at stream offset off, to the engine;

@@ -40,11 +40,12 @@ func TestWindowEvictsOldest(t *testing.T) {
 	assert.Equal(t, int32(10), got[6].CorrelationID)
 	assert.Equal(t, 3, got[6].Overtook)
 	// The response to evicted request 1 is unpaired: held in case its
-	// request were framed late (holdEarly), it is handed out when the
-	// connection ends, after the requests left waiting.
-	assert.Nil(t, got[10].Request, "the response to evicted request 1 is unpaired")
-	assert.Equal(t, int32(1), got[10].CorrelationID)
-	for i, x := range got[7:10] {
+	// request were framed late (holdEarly), it is handed out once
+	// request 10 is answered, numbered after it (passEarly), before the
+	// requests left waiting, which the connection's end hands out.
+	assert.Nil(t, got[7].Request, "the response to evicted request 1 is unpaired")
+	assert.Equal(t, int32(1), got[7].CorrelationID)
+	for i, x := range got[8:11] {
 		assert.Equal(t, int32(i+7), x.CorrelationID)
 		assert.False(t, x.Evicted)
 		assert.Nil(t, x.Response)
