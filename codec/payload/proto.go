@@ -566,31 +566,39 @@ func (w *walker) protoFail(p, n int, what string) {
 }
 
 // protoMessage walks the fields of message md in [p, end), making a node
-// for each under n.
+// for each under n. Paths and nodes name a repeated field's values as
+// value JSON does, one array over all the field's occurrences: an
+// occurrence's node is named by the field and its Index is the array's
+// index of its (first) element, a packed run's elements numbered on from
+// there; a warning inside one names that element. A map field's entry
+// (a member of the field's object, by its key) says its warnings on the
+// key's path once the key is read, before that on the field's.
 func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p, end int) {
 	if !w.deeper(p) {
 		return
 	}
+	entry := md.IsMapEntry()
+	if entry {
+		defer func(k int) { w.path = w.path[:k] }(len(w.path)) // the key's segment
+	}
+	keyed := false
 	b := w.in.B[:end]
 	fields := md.Fields()
-	var seen map[int]int // occurrences of each repeated field so far, by index: as many as met, not as declared
+	var seen map[int]int // elements of each repeated field so far, by index: as many as met, not as declared
 	for p < end {
 		w.stopAt = p
 		// A limit that cuts the field is said on its path, as its other
 		// warnings are: its tag is peeked for it only when the charges
 		// stop the walk (a tag that does not read leaves the message's
 		// path, its failure said after the charges as it was).
-		named := false
+		named := 0
 		if w.cuts(1, 1) {
-			if num, _, tn := protowire.ConsumeTag(b[p:]); tn >= 0 {
-				w.push(protoFieldName(fields.ByNumber(num), num, seen), -1)
-				named = true
+			if num, typ, tn := protowire.ConsumeTag(b[p:]); tn >= 0 {
+				named = w.protoPush(fields.ByNumber(num), num, typ, entry, keyed, seen)
 			}
 		}
 		ok := w.work(p, 1) && w.take(1)
-		if named {
-			w.pop()
-		}
+		w.path = w.path[:len(w.path)-named]
 		if !ok {
 			return
 		}
@@ -602,39 +610,102 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 		if (fd == nil || !wireTypeFits(fd, typ)) && typ <= protowire.Fixed32Type {
 			w.protoMismatch(md, fd, num, typ, p)
 		}
-		name := protoFieldName(fd, num, seen)
-		if fd != nil && fd.Cardinality() == protoreflect.Repeated {
-			if seen == nil {
-				seen = map[int]int{}
-			}
-			seen[fd.Index()]++
-		}
-		c := w.node(name, "", schema.Invalid, p, p)
+		c := w.node(protoFieldName(fd, num, typ), "", schema.Invalid, p, p)
 		c.TagEnd, c.SizeEnd, c.PrefixEnd, c.Tag = p+tn, p+tn, p+tn, int32(num)
-		w.push(name, -1)
+		list := fd != nil && fd.IsList() && wireTypeFits(fd, typ)
+		if list {
+			c.Index = seen[fd.Index()]
+		}
+		named = w.protoPush(fd, num, typ, entry, keyed, seen)
 		q := w.protoField(fd, typ, c, b, p+tn)
-		w.pop()
+		w.path = w.path[:len(w.path)-named]
 		w.add(n, c)
 		if w.stopped {
 			return
+		}
+		if list {
+			if seen == nil {
+				seen = map[int]int{}
+			}
+			if packed(fd, typ) {
+				seen[fd.Index()] += int(c.Int) // a packed run's elements (c may be the walk's scratch node without a tree: its Int is the run's last write)
+			} else {
+				seen[fd.Index()]++
+			}
+		}
+		if entry && num == 1 && fd != nil && wireTypeFits(fd, typ) {
+			// The entry's key: what follows (its value) is the member of
+			// that name, the last key read as Protobuf parsers take it.
+			if keyed {
+				w.pop()
+			}
+			w.push(protoMapKey(c), -1)
+			keyed = true
 		}
 		p = q
 	}
 	w.depth--
 }
 
+// protoPush pushes the path of field number num (fd its descriptor, nil
+// when not in the schema) read as wire type typ, seen counting the
+// elements of the message's repeated fields before it, and returns how
+// many segments it pushed: the field's JSON name (its number when the
+// schema has no such field of that wire type), and for an element of a
+// repeated field not packed its index (a packed run's elements push
+// theirs). A map entry's key and value push none: the entry is its key's
+// member (protoMessage pushes the key, keyed once it has); a value read
+// before any key ends the path at the field's (pathEnd), its own
+// members no member of a key.
+func (w *walker) protoPush(fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type, entry, keyed bool, seen map[int]int) int {
+	if entry && fd != nil {
+		if keyed || num == 1 {
+			return 0
+		}
+		w.push("", pathEnd)
+		return 1
+	}
+	w.push(protoFieldName(fd, num, typ), -1)
+	if fd != nil && fd.IsList() && wireTypeFits(fd, typ) && !packed(fd, typ) {
+		w.push("", seen[fd.Index()])
+		return 2
+	}
+	return 1
+}
+
+// packed reports whether field fd read as wire type typ is a packed run
+// of scalars.
+func packed(fd protoreflect.FieldDescriptor, typ protowire.Type) bool {
+	if typ != protowire.BytesType || !fd.IsList() {
+		return false
+	}
+	switch fd.Kind() {
+	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
+		return false
+	}
+	return true
+}
+
 // protoFieldName is the path segment and node name of field number num
-// (fd nil: not in the schema), the occurrence a repeated field is at (by
-// seen, the occurrences met before it) in brackets.
-func protoFieldName(fd protoreflect.FieldDescriptor, num protowire.Number, seen map[int]int) string {
-	if fd == nil {
+// read as wire type typ: fd's JSON name, or (fd nil: not in the schema;
+// or typ not its, an unknown field to Protobuf parsers) the number.
+func protoFieldName(fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type) string {
+	if fd == nil || !wireTypeFits(fd, typ) {
 		return strconv.Itoa(int(num))
 	}
-	name := fd.JSONName()
-	if fd.Cardinality() == protoreflect.Repeated {
-		name += "[" + strconv.Itoa(seen[fd.Index()]) + "]"
+	return fd.JSONName()
+}
+
+// protoMapKey is map entry key c as protojson writes it, a member name:
+// a string as it is, an integer in decimal, a bool as true or false.
+func protoMapKey(c *tree.Node) string {
+	switch c.Kind {
+	case schema.Bool:
+		return strconv.FormatBool(c.Int != 0)
+	case schema.Int64:
+		return strconv.FormatInt(c.Int, 10)
 	}
-	return name
+	return string(c.Raw) // a string, or an unsigned 64-bit integer's digits
 }
 
 // maxMismatches bounds the fields a payload's warnings name one by one as
@@ -760,7 +831,7 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 		case fd.IsList() && fd.Kind() != protoreflect.BytesKind:
 			c.Kind, c.Raw = schema.Array, nil
 			c.End = q
-			w.protoPacked(fd, c, b[:q], s)
+			w.protoPacked(fd, c, b[:q], s, c.Index)
 			if w.stopped {
 				return q
 			}
@@ -800,12 +871,14 @@ func protoKindName(fd protoreflect.FieldDescriptor) string {
 	return fd.Kind().String()
 }
 
-// protoPacked reads a packed repeated scalar: elements back to back.
-func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []byte, p int) {
+// protoPacked reads a packed repeated scalar: elements back to back, the
+// first element at index base of the field's array (after the elements of
+// its occurrences before).
+func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []byte, p, base int) {
 	i := 0
 	for p < len(b) {
 		// An element's limit cut or failure is said on its path.
-		w.push("", i)
+		w.push("", base+i)
 		if !w.work(p, 1) || !w.takeAt(p, 1) {
 			w.pop()
 			return
@@ -817,7 +890,7 @@ func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []
 		}
 		w.pop()
 		e := w.node(fd.JSONName(), "protobuf "+fd.Kind().String(), schema.Int64, p, p+n)
-		e.Role, e.Index = tree.RoleElement, i
+		e.Role, e.Index = tree.RoleElement, base+i
 		scalarValue(e, fd, v)
 		w.add(c, e)
 		i++
