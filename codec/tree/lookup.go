@@ -3,6 +3,7 @@ package tree
 import (
 	"errors"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,7 +30,11 @@ import (
 // integers that frame it ("type", "version"). A control record's key
 // and value hold their fields as children ("version", "type",
 // "coordinatorEpoch", a KRaft data message), which value JSON shows in
-// the record's "control" member instead.
+// the record's "control" member instead. A Protobuf repeated field's
+// occurrences are nodes of the field's name, each with Index its (first)
+// element's index in the field's array (a packed run holds elements):
+// Get gives the first, and Lookup's "name[i]" element i of the array
+// value JSON shows, over all occurrences.
 
 // Get returns the child of n that holds the value named name, looking
 // inside n's tagged-field section too, or nil. A wrapper message's
@@ -203,6 +208,7 @@ func (n *Node) Count() int {
 // a name not there) it is an error too, so calls chain.
 func (n *Node) Lookup(path string) (*Node, error) {
 	cur, done := n, ""
+	var up *Node // cur's parent, when a name step reached cur
 	fail := func(msg string) (*Node, error) {
 		if done == "" {
 			done = "the start"
@@ -232,11 +238,16 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			if j == i+1 || j == len(path) || path[j] != ']' {
 				return fail("a malformed index")
 			}
-			next := cur.elem(idx)
-			if next == nil {
-				return fail("no item " + strconv.Itoa(idx) + " (" + strconv.Itoa(cur.Count()) + " there)")
+			next, count := (*Node)(nil), 0
+			if up != nil && cur.protoRepeated() {
+				next, count = up.protoElem(cur.Name, idx)
+			} else if next = cur.elem(idx); next == nil {
+				count = cur.Count()
 			}
-			cur, done = next, path[:j+1]
+			if next == nil {
+				return fail("no item " + strconv.Itoa(idx) + " (" + strconv.Itoa(count) + " there)")
+			}
+			cur, done, up = next, path[:j+1], nil
 			i = j + 1
 		default:
 			j := i
@@ -255,14 +266,15 @@ func (n *Node) Lookup(path string) (*Node, error) {
 				}
 				return fail("no " + strconv.Quote(path[i:j]) + " (" + why + there + ")")
 			}
-			cur, done = next, path[:j]
+			cur, done, up = next, path[:j], cur
 			i = j
 		}
 	}
 	return cur, nil
 }
 
-// names lists the names Get finds among n's children.
+// names lists the names Get finds among n's children, each once (a
+// Protobuf repeated field has a node per occurrence).
 func (n *Node) names() []string {
 	var out []string
 	for _, c := range n.Children {
@@ -270,9 +282,46 @@ func (n *Node) names() []string {
 		case c.Role == RoleTags:
 			out = append(out, c.names()...)
 		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing || c.Role == RoleFraming:
+		case c.protoRepeated() && slices.Contains(out, c.Name):
 		default:
 			out = append(out, n.childName(c))
 		}
 	}
 	return out
+}
+
+// protoRepeated reports whether n is an occurrence of a Protobuf repeated
+// field: codec/payload gives such a node (its type "protobuf ...") the
+// Index of its first element in the field's array, -1 to its others.
+func (n *Node) protoRepeated() bool {
+	return n.Role == RoleRecord && n.Index >= 0 && strings.HasPrefix(n.Type, "protobuf ")
+}
+
+// protoElem returns element i of the array value JSON shows for the
+// Protobuf repeated field whose occurrences are n's children named name
+// (an occurrence is an element, a packed run holds several), or nil, and
+// how many elements there are when it is nil.
+func (n *Node) protoElem(name string, i int) (*Node, int) {
+	k := 0
+	for _, c := range n.Children {
+		if c.Name != name || !c.protoRepeated() {
+			continue
+		}
+		if c.Kind != schema.Array {
+			if k == i {
+				return c, 0
+			}
+			k++
+			continue
+		}
+		for _, e := range c.Children {
+			if e.Role == RoleElement {
+				if k == i {
+					return e, 0
+				}
+				k++
+			}
+		}
+	}
+	return nil, k
 }
