@@ -383,7 +383,7 @@ func payloadPath(p *Paths, n, k *tree.Node, path int32) int32 {
 		if key, ok := protoMapKey(k); ok {
 			return p.child(arr, key, -1)
 		}
-		return arr // no key read: its default, of a type the tree does not say
+		return arr
 	}
 	field, ok := protoRepeated(k)
 	if !ok {
@@ -422,7 +422,10 @@ func protoMapEntry(n *tree.Node) bool {
 
 // protoMapKey is the key of map entry e as protojson writes it, a member
 // name: a string as it is, an integer in decimal, a bool as true or
-// false; the last key read, as Protobuf parsers take it.
+// false; the last key read, as Protobuf parsers take it. An entry with no
+// key read has its type's default, as Protobuf parsers take it: "", false
+// or 0, by the key type its node's type names ("protobuf map<K, V>
+// entry").
 func protoMapKey(e *tree.Node) (string, bool) {
 	var key *tree.Node
 	for _, c := range e.Children {
@@ -431,7 +434,14 @@ func protoMapKey(e *tree.Node) (string, bool) {
 		}
 	}
 	if key == nil {
-		return "", false
+		k, _, _ := strings.Cut(strings.TrimPrefix(e.Type, "protobuf map<"), ",")
+		switch k {
+		case "string":
+			return "", true
+		case "bool":
+			return "false", true
+		}
+		return "0", true
 	}
 	switch key.Kind {
 	case schema.String:
