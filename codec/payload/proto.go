@@ -578,27 +578,28 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 		return
 	}
 	entry := md.IsMapEntry()
+	at := len(w.path) // a map entry's segment: its key's member once read, the path's end until then (the caller takes it off)
 	if entry {
-		defer func(k int) { w.path = w.path[:k] }(len(w.path)) // the key's segment
+		w.push("", pathEnd)
 	}
-	keyed := false
 	b := w.in.B[:end]
 	fields := md.Fields()
-	var seen map[int]int // elements of each repeated field so far, by index: as many as met, not as declared
+	var seen map[int]int // elements of each repeated field so far, by the field's index: as many as met, not as declared (a slice of every declared field's count cost each small message of a big type that much)
 	for p < end {
 		w.stopAt = p
 		// A limit that cuts the field is said on its path, as its other
 		// warnings are: its tag is peeked for it only when the charges
 		// stop the walk (a tag that does not read leaves the message's
 		// path, its failure said after the charges as it was).
-		named := 0
+		mark := len(w.path)
 		if w.cuts(1, 1) {
 			if num, typ, tn := protowire.ConsumeTag(b[p:]); tn >= 0 {
-				named = w.protoPush(fields.ByNumber(num), num, typ, entry, keyed, seen)
+				fd := fields.ByNumber(num)
+				w.protoPush(fd, num, typ, protoElement(fd, typ, seen), entry)
 			}
 		}
 		ok := w.work(p, 1) && w.take(1)
-		w.path = w.path[:len(w.path)-named]
+		w.path = w.path[:mark]
 		if !ok {
 			return
 		}
@@ -612,78 +613,71 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 		}
 		c := w.node(protoFieldName(fd, num, typ), "", schema.Invalid, p, p)
 		c.TagEnd, c.SizeEnd, c.PrefixEnd, c.Tag = p+tn, p+tn, p+tn, int32(num)
-		list := fd != nil && fd.IsList() && wireTypeFits(fd, typ)
-		if list {
-			c.Index = seen[fd.Index()]
-		}
-		named = w.protoPush(fd, num, typ, entry, keyed, seen)
+		c.Index = protoElement(fd, typ, seen)
+		w.protoPush(fd, num, typ, c.Index, entry)
+		idx := c.Index // c may be the walk's scratch node without a tree, which protoField's children overwrite
 		q := w.protoField(fd, typ, c, b, p+tn)
-		w.path = w.path[:len(w.path)-named]
+		w.path = w.path[:mark]
 		w.add(n, c)
 		if w.stopped {
 			return
 		}
-		if list {
+		if idx >= 0 {
 			if seen == nil {
 				seen = map[int]int{}
 			}
+			k := 1
 			if packed(fd, typ) {
-				seen[fd.Index()] += int(c.Int) // a packed run's elements (c may be the walk's scratch node without a tree: its Int is the run's last write)
-			} else {
-				seen[fd.Index()]++
+				k = int(c.Int) // a packed run's elements (the run's last write to c, a scratch node or not)
 			}
+			seen[fd.Index()] = idx + k
 		}
 		if entry && num == 1 && fd != nil && wireTypeFits(fd, typ) {
 			// The entry's key: what follows (its value) is the member of
 			// that name, the last key read as Protobuf parsers take it.
-			if keyed {
-				w.pop()
-			}
-			w.push(protoMapKey(c), -1)
-			keyed = true
+			w.path[at] = pathSeg{protoMapKey(c), -1}
 		}
 		p = q
 	}
 	w.depth--
 }
 
-// protoPush pushes the path of field number num (fd its descriptor, nil
-// when not in the schema) read as wire type typ, seen counting the
-// elements of the message's repeated fields before it, and returns how
-// many segments it pushed: the field's JSON name (its number when the
-// schema has no such field of that wire type), and for an element of a
-// repeated field not packed its index (a packed run's elements push
-// theirs). A map entry's key and value push none: the entry is its key's
-// member (protoMessage pushes the key, keyed once it has); a value read
-// before any key ends the path at the field's (pathEnd), its own
-// members no member of a key.
-func (w *walker) protoPush(fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type, entry, keyed bool, seen map[int]int) int {
-	if entry && fd != nil {
-		if keyed || num == 1 {
-			return 0
-		}
-		w.push("", pathEnd)
-		return 1
+// protoElement is the index, in the array value JSON shows for repeated
+// field fd, of the element (a packed run's first) that fd read as wire
+// type typ is, seen counting the elements before it; -1 when fd is nil,
+// not a list (a map's entries are its object's members) or typ not its.
+func protoElement(fd protoreflect.FieldDescriptor, typ protowire.Type, seen map[int]int) int {
+	if fd == nil || !fd.IsList() || !wireTypeFits(fd, typ) {
+		return -1
 	}
-	w.push(protoFieldName(fd, num, typ), -1)
-	if fd != nil && fd.IsList() && wireTypeFits(fd, typ) && !packed(fd, typ) {
-		w.push("", seen[fd.Index()])
-		return 2
-	}
-	return 1
+	return seen[fd.Index()]
 }
 
-// packed reports whether field fd read as wire type typ is a packed run
-// of scalars.
+// protoPush pushes the path of field number num (fd its descriptor, nil
+// when not in the schema) read as wire type typ, idx its protoElement:
+// the field's JSON name (its number when the schema has no such field of
+// that wire type), and for an element of a repeated field not packed its
+// index (a packed run's elements push theirs). A map entry's key and
+// value push none: the entry is its key's member (protoMessage's path
+// segment, which ends the path at the field's until a key is read).
+func (w *walker) protoPush(fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type, idx int, entry bool) {
+	if entry && fd != nil {
+		return
+	}
+	segs := [2]pathSeg{{protoFieldName(fd, num, typ), -1}, {"", idx}}
+	push := segs[:1]
+	if idx >= 0 && !packed(fd, typ) {
+		push = segs[:]
+	}
+	w.path = append(w.path, push...) // one append: each is a lot of WebAssembly
+}
+
+// packed reports whether repeated field fd read as wire type typ is a
+// packed run of scalars: length-delimited, of a kind that is no string,
+// group, message or bytes (protoreflect numbers those 9 to 12).
 func packed(fd protoreflect.FieldDescriptor, typ protowire.Type) bool {
-	if typ != protowire.BytesType || !fd.IsList() {
-		return false
-	}
-	switch fd.Kind() {
-	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.MessageKind, protoreflect.GroupKind:
-		return false
-	}
-	return true
+	k := fd.Kind()
+	return typ == protowire.BytesType && (k < protoreflect.StringKind || k > protoreflect.BytesKind)
 }
 
 // protoFieldName is the path segment and node name of field number num
@@ -828,7 +822,7 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 			if w.stopped {
 				return q
 			}
-		case fd.IsList() && fd.Kind() != protoreflect.BytesKind:
+		case fd.IsList() && packed(fd, typ):
 			c.Kind, c.Raw = schema.Array, nil
 			c.End = q
 			w.protoPacked(fd, c, b[:q], s, c.Index)

@@ -3,7 +3,6 @@ package tree
 import (
 	"errors"
 	"iter"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -273,8 +272,8 @@ func (n *Node) Lookup(path string) (*Node, error) {
 	return cur, nil
 }
 
-// names lists the names Get finds among n's children, each once (a
-// Protobuf repeated field has a node per occurrence).
+// names lists the names Get finds among n's children, a Protobuf
+// repeated field once (by its occurrence of the first element).
 func (n *Node) names() []string {
 	var out []string
 	for _, c := range n.Children {
@@ -282,7 +281,7 @@ func (n *Node) names() []string {
 		case c.Role == RoleTags:
 			out = append(out, c.names()...)
 		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing || c.Role == RoleFraming:
-		case c.protoRepeated() && slices.Contains(out, c.Name):
+		case c.protoRepeated() && c.Index > 0:
 		default:
 			out = append(out, n.childName(c))
 		}
@@ -307,20 +306,15 @@ func (n *Node) protoElem(name string, i int) (*Node, int) {
 		if c.Name != name || !c.protoRepeated() {
 			continue
 		}
-		if c.Kind != schema.Array {
+		if c.Kind != schema.Array { // one element
 			if k == i {
 				return c, 0
 			}
 			k++
-			continue
-		}
-		for _, e := range c.Children {
-			if e.Role == RoleElement {
-				if k == i {
-					return e, 0
-				}
-				k++
-			}
+		} else if i-k < len(c.Children) { // a packed run: elements only
+			return c.Children[i-k], 0
+		} else {
+			k += len(c.Children)
 		}
 	}
 	return nil, k

@@ -433,14 +433,13 @@ func protoMapKey(e *tree.Node) (string, bool) {
 			key = c
 		}
 	}
-	if key == nil {
-		k, _, _ := strings.Cut(strings.TrimPrefix(e.Type, "protobuf map<"), ",")
-		switch k {
-		case "string":
-			return "", true
-		case "bool":
-			return "false", true
-		}
+	switch {
+	case key != nil:
+	case strings.HasPrefix(e.Type, "protobuf map<string,"):
+		return "", true
+	case strings.HasPrefix(e.Type, "protobuf map<bool,"):
+		return "false", true
+	default:
 		return "0", true
 	}
 	switch key.Kind {
