@@ -237,13 +237,14 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			if j == i+1 || j == len(path) || path[j] != ']' {
 				return fail("a malformed index")
 			}
-			next, count := (*Node)(nil), 0
+			next, count := cur.elem(idx), -1
 			if up != nil && cur.protoRepeated() {
 				next, count = up.protoElem(cur.Name, idx)
-			} else if next = cur.elem(idx); next == nil {
-				count = cur.Count()
 			}
 			if next == nil {
+				if count < 0 {
+					count = cur.Count()
+				}
 				return fail("no item " + strconv.Itoa(idx) + " (" + strconv.Itoa(count) + " there)")
 			}
 			cur, done, up = next, path[:j+1], nil
@@ -297,25 +298,25 @@ func (n *Node) protoRepeated() bool {
 }
 
 // protoElem returns element i of the array value JSON shows for the
-// Protobuf repeated field whose occurrences are n's children named name
-// (an occurrence is an element, a packed run holds several), or nil, and
-// how many elements there are when it is nil.
-func (n *Node) protoElem(name string, i int) (*Node, int) {
-	k := 0
+// Protobuf repeated field whose occurrences are n's children named name,
+// or nil; and how many elements there are. Each occurrence's Index is its
+// (first) element's: the last that starts at or before i holds it, if
+// any does (a packed run holds elements, its children).
+func (n *Node) protoElem(name string, i int) (e *Node, count int) {
 	for _, c := range n.Children {
-		if c.Name != name || !c.protoRepeated() {
-			continue
-		}
-		if c.Kind != schema.Array { // one element
-			if k == i {
-				return c, 0
+		if c.Name == name && c.Role == RoleRecord && c.Index >= 0 { // an occurrence: a Protobuf message's children of a name are one field's
+			k := 1
+			if c.Kind == schema.Array {
+				k = len(c.Children)
 			}
-			k++
-		} else if i-k < len(c.Children) { // a packed run: elements only
-			return c.Children[i-k], 0
-		} else {
-			k += len(c.Children)
+			if c.Index <= i && i < c.Index+k {
+				e = c
+				if c.Kind == schema.Array {
+					e = c.Children[i-c.Index]
+				}
+			}
+			count = c.Index + k
 		}
 	}
-	return nil, k
+	return e, count
 }
