@@ -656,3 +656,39 @@ func TestProtobufMapEntryWithoutKeyPath(t *testing.T) {
 		require.True(t, l.lines.Has(got), "no JSON line for %q", l.ps.String(got))
 	}
 }
+
+// TestProtobufRepeatedTreeNames: the tree view and the grid's cell paths
+// name a Protobuf repeated field's values as value JSON does, over all
+// its occurrences: an element alone after a packed run of three is
+// "nums[3]", the next run's elements "nums[4]" and "nums[5]" (the run
+// itself "nums"). They were named by occurrence, "nums[1]" and
+// "nums[2][0]".
+func TestProtobufRepeatedTreeNames(t *testing.T) {
+	d := payload.NewDecoder(schemaMap{2: {ID: 2, Type: payload.TypeProtobuf, Text: protoPathsSchema}}, payload.Config{})
+	b := withValues(t, protoPathsValue(), nil)
+	f, err := codec.Decode(b, codec.Options{Data: "records", Payload: d.Decode})
+	require.NoError(t, err)
+	var chain []*tree.Node
+	var names []string
+	var walk func(n *tree.Node)
+	walk = func(n *tree.Node) {
+		chain = append(chain, n)
+		if len(chain) > 1 && chain[len(chain)-2].Type == "protobuf message t.M" && strings.HasPrefix(TreeName(n), "nums") {
+			names = append(names, TreeName(n)+" "+CellPath(chain))
+			for _, e := range n.Children {
+				names = append(names, CellPath(append(chain, e)))
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		chain = chain[:len(chain)-1]
+	}
+	walk(f.Root)
+	const v = "value.batch.records.record.value.protobuf.nums" // the cells name the levels above by the tree: by node names
+	require.Equal(t, []string{
+		"nums " + v, v + "[0]", v + "[1]", v + "[2]",
+		"nums[3] " + v + "[3]",
+		"nums " + v, v + "[4]", v + "[5]",
+	}, names)
+}
