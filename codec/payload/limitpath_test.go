@@ -12,7 +12,8 @@ import (
 // warnings are and as the tree names it, on both sinks (decodeBothCut
 // compares their warnings): a JSON member or element at any level, an
 // Avro record field, array element or map entry (by its key), a
-// Protobuf field (a repeated one by its occurrence), packed element or
+// Protobuf field (a repeated one's element by its index in the field's
+// array, a packed run by the array), packed element or
 // message-index element (beside "decoded"). A closing bracket, an Avro
 // block count and the first node of the data are said on their
 // container's path. Each cut was said on the path of the container,
@@ -54,8 +55,8 @@ message M {
 		}},
 		{"protobuf", framed(3, []byte{0, 0x08, 1, 0x12, 3, 1, 2, 3, 0x1a, 4, 0x08, 1, 0x10, 2, 0x22, 2, 0x08, 5, 0x22, 2, 0x08, 6}), []cut{
 			{0, "value"}, {0, "value"}, {5, "value"}, {6, "value"}, // the framing, the indexes, the message
-			{6, "value.decoded.id"}, {8, "value.decoded.vals[0]"},
-			{10, "value.decoded.vals[0][0]"}, {11, "value.decoded.vals[0][1]"}, {12, "value.decoded.vals[0][2]"},
+			{6, "value.decoded.id"}, {8, "value.decoded.vals"}, // a packed run: the array
+			{10, "value.decoded.vals[0]"}, {11, "value.decoded.vals[1]"}, {12, "value.decoded.vals[2]"},
 			{13, "value.decoded.n"}, {15, "value.decoded.n.x"}, {17, "value.decoded.n.y"},
 			{19, "value.decoded.ns[0]"}, {21, "value.decoded.ns[0].x"}, {23, "value.decoded.ns[1]"}, {25, "value.decoded.ns[1].x"},
 		}},
@@ -96,8 +97,8 @@ message M {
 }
 
 // TestPackedElementFailPath: a packed element that does not read is said
-// on its path, the field's occurrence and the element's index, as a limit
-// that cuts it is; it was said on the field's.
+// on its path, the element's index in the field's array as value JSON
+// numbers it, as a limit that cuts it is; it was said on the field's.
 func TestPackedElementFailPath(t *testing.T) {
 	src := mapSource{ids: map[int]*Schema{3: {Type: TypeProtobuf, Text: `syntax = "proto3";
 package p;
@@ -107,5 +108,5 @@ message M { repeated int64 vals = 2; }
 	require.Len(t, r.warnings, 1, "%+v", r.warnings)
 	require.Contains(t, r.warnings[0].Message, "a packed element")
 	require.Equal(t, 9, r.warnings[0].Offset)
-	require.Equal(t, "value.decoded.vals[0][1]", r.warnings[0].Path)
+	require.Equal(t, "value.decoded.vals[1]", r.warnings[0].Path)
 }

@@ -566,31 +566,40 @@ func (w *walker) protoFail(p, n int, what string) {
 }
 
 // protoMessage walks the fields of message md in [p, end), making a node
-// for each under n.
+// for each under n. Paths and nodes name a repeated field's values as
+// value JSON does, one array over all the field's occurrences: an
+// occurrence's node is named by the field and its Index is the array's
+// index of its (first) element, a packed run's elements numbered on from
+// there; a warning inside one names that element. A map field's entry
+// (a member of the field's object, by its key) says its warnings on the
+// key's path once the key is read, before that on the field's.
 func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p, end int) {
 	if !w.deeper(p) {
 		return
 	}
+	entry := md.IsMapEntry()
+	at := len(w.path) // a map entry's segment: its key's member once read, the path's end until then (the caller takes it off)
+	if entry {
+		w.push("", pathEnd)
+	}
 	b := w.in.B[:end]
 	fields := md.Fields()
-	var seen map[int]int // occurrences of each repeated field so far, by index: as many as met, not as declared
+	var seen map[int]int // elements of each repeated field so far, by the field's index: as many as met, not as declared (a slice of every declared field's count cost each small message of a big type that much)
 	for p < end {
 		w.stopAt = p
 		// A limit that cuts the field is said on its path, as its other
 		// warnings are: its tag is peeked for it only when the charges
 		// stop the walk (a tag that does not read leaves the message's
 		// path, its failure said after the charges as it was).
-		named := false
+		mark := len(w.path)
 		if w.cuts(1, 1) {
-			if num, _, tn := protowire.ConsumeTag(b[p:]); tn >= 0 {
-				w.push(protoFieldName(fields.ByNumber(num), num, seen), -1)
-				named = true
+			if num, typ, tn := protowire.ConsumeTag(b[p:]); tn >= 0 {
+				fd := fields.ByNumber(num)
+				w.protoPush(fd, num, typ, protoElement(fd, typ, seen), entry)
 			}
 		}
 		ok := w.work(p, 1) && w.take(1)
-		if named {
-			w.pop()
-		}
+		w.path = w.path[:mark]
 		if !ok {
 			return
 		}
@@ -602,39 +611,95 @@ func (w *walker) protoMessage(md protoreflect.MessageDescriptor, n *tree.Node, p
 		if (fd == nil || !wireTypeFits(fd, typ)) && typ <= protowire.Fixed32Type {
 			w.protoMismatch(md, fd, num, typ, p)
 		}
-		name := protoFieldName(fd, num, seen)
-		if fd != nil && fd.Cardinality() == protoreflect.Repeated {
-			if seen == nil {
-				seen = map[int]int{}
-			}
-			seen[fd.Index()]++
-		}
-		c := w.node(name, "", schema.Invalid, p, p)
+		c := w.node(protoFieldName(fd, num, typ), "", schema.Invalid, p, p)
 		c.TagEnd, c.SizeEnd, c.PrefixEnd, c.Tag = p+tn, p+tn, p+tn, int32(num)
-		w.push(name, -1)
+		c.Index = protoElement(fd, typ, seen)
+		w.protoPush(fd, num, typ, c.Index, entry)
+		idx := c.Index // c may be the walk's scratch node without a tree, which protoField's children overwrite
 		q := w.protoField(fd, typ, c, b, p+tn)
-		w.pop()
+		w.path = w.path[:mark]
 		w.add(n, c)
 		if w.stopped {
 			return
+		}
+		if idx >= 0 {
+			if seen == nil {
+				seen = map[int]int{}
+			}
+			k := 1
+			if packed(fd, typ) {
+				k = int(c.Int) // a packed run's elements (the run's last write to c, a scratch node or not)
+			}
+			seen[fd.Index()] = idx + k
+		}
+		if entry && num == 1 && fd != nil && wireTypeFits(fd, typ) {
+			// The entry's key: what follows (its value) is the member of
+			// that name, the last key read as Protobuf parsers take it.
+			w.path[at] = pathSeg{protoMapKey(c), -1}
 		}
 		p = q
 	}
 	w.depth--
 }
 
+// protoElement is the index, in the array value JSON shows for repeated
+// field fd, of the element (a packed run's first) that fd read as wire
+// type typ is, seen counting the elements before it; -1 when fd is nil,
+// not a list (a map's entries are its object's members) or typ not its.
+func protoElement(fd protoreflect.FieldDescriptor, typ protowire.Type, seen map[int]int) int {
+	if fd == nil || !fd.IsList() || !wireTypeFits(fd, typ) {
+		return -1
+	}
+	return seen[fd.Index()]
+}
+
+// protoPush pushes the path of field number num (fd its descriptor, nil
+// when not in the schema) read as wire type typ, idx its protoElement:
+// the field's JSON name (its number when the schema has no such field of
+// that wire type), and for an element of a repeated field not packed its
+// index (a packed run's elements push theirs). A map entry's key and
+// value push none: the entry is its key's member (protoMessage's path
+// segment, which ends the path at the field's until a key is read).
+func (w *walker) protoPush(fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type, idx int, entry bool) {
+	if entry && fd != nil {
+		return
+	}
+	segs := [2]pathSeg{{protoFieldName(fd, num, typ), -1}, {"", idx}}
+	push := segs[:1]
+	if idx >= 0 && !packed(fd, typ) {
+		push = segs[:]
+	}
+	w.path = append(w.path, push...) // one append: each is a lot of WebAssembly
+}
+
+// packed reports whether repeated field fd read as wire type typ is a
+// packed run of scalars: length-delimited, of a kind that is no string,
+// group, message or bytes (protoreflect numbers those 9 to 12).
+func packed(fd protoreflect.FieldDescriptor, typ protowire.Type) bool {
+	k := fd.Kind()
+	return typ == protowire.BytesType && (k < protoreflect.StringKind || k > protoreflect.BytesKind)
+}
+
 // protoFieldName is the path segment and node name of field number num
-// (fd nil: not in the schema), the occurrence a repeated field is at (by
-// seen, the occurrences met before it) in brackets.
-func protoFieldName(fd protoreflect.FieldDescriptor, num protowire.Number, seen map[int]int) string {
-	if fd == nil {
+// read as wire type typ: fd's JSON name, or (fd nil: not in the schema;
+// or typ not its, an unknown field to Protobuf parsers) the number.
+func protoFieldName(fd protoreflect.FieldDescriptor, num protowire.Number, typ protowire.Type) string {
+	if fd == nil || !wireTypeFits(fd, typ) {
 		return strconv.Itoa(int(num))
 	}
-	name := fd.JSONName()
-	if fd.Cardinality() == protoreflect.Repeated {
-		name += "[" + strconv.Itoa(seen[fd.Index()]) + "]"
+	return fd.JSONName()
+}
+
+// protoMapKey is map entry key c as protojson writes it, a member name:
+// a string as it is, an integer in decimal, a bool as true or false.
+func protoMapKey(c *tree.Node) string {
+	switch c.Kind {
+	case schema.Bool:
+		return strconv.FormatBool(c.Int != 0)
+	case schema.Int64:
+		return strconv.FormatInt(c.Int, 10)
 	}
-	return name
+	return string(c.Raw) // a string, or an unsigned 64-bit integer's digits
 }
 
 // maxMismatches bounds the fields a payload's warnings name one by one as
@@ -757,10 +822,10 @@ func (w *walker) protoField(fd protoreflect.FieldDescriptor, typ protowire.Type,
 			if w.stopped {
 				return q
 			}
-		case fd.IsList() && fd.Kind() != protoreflect.BytesKind:
+		case fd.IsList() && packed(fd, typ):
 			c.Kind, c.Raw = schema.Array, nil
 			c.End = q
-			w.protoPacked(fd, c, b[:q], s)
+			w.protoPacked(fd, c, b[:q], s, c.Index)
 			if w.stopped {
 				return q
 			}
@@ -800,12 +865,14 @@ func protoKindName(fd protoreflect.FieldDescriptor) string {
 	return fd.Kind().String()
 }
 
-// protoPacked reads a packed repeated scalar: elements back to back.
-func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []byte, p int) {
+// protoPacked reads a packed repeated scalar: elements back to back, the
+// first element at index base of the field's array (after the elements of
+// its occurrences before).
+func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []byte, p, base int) {
 	i := 0
 	for p < len(b) {
 		// An element's limit cut or failure is said on its path.
-		w.push("", i)
+		w.push("", base+i)
 		if !w.work(p, 1) || !w.takeAt(p, 1) {
 			w.pop()
 			return
@@ -817,7 +884,7 @@ func (w *walker) protoPacked(fd protoreflect.FieldDescriptor, c *tree.Node, b []
 		}
 		w.pop()
 		e := w.node(fd.JSONName(), "protobuf "+fd.Kind().String(), schema.Int64, p, p+n)
-		e.Role, e.Index = tree.RoleElement, i
+		e.Role, e.Index = tree.RoleElement, base+i
 		scalarValue(e, fd, v)
 		w.add(c, e)
 		i++

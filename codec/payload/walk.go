@@ -42,13 +42,18 @@ type walker struct {
 
 type pathSeg struct {
 	name string
-	idx  int // >= 0: an element index; ownMember: see there
+	idx  int // >= 0: an element index; ownMember, pathEnd: see there
 }
 
 // ownMember marks a path's first segment that is a member of the
 // payload's own object (beside "decoded", as Protobuf's messageIndexes),
 // not of the value below "decoded".
 const ownMember = -2
+
+// pathEnd marks where a path ends, the segments after it not said: in a
+// Protobuf map entry whose key is not read yet, the field's path is all
+// there is.
+const pathEnd = -3
 
 // pathString is the JSON path of the value being read.
 func (w *walker) pathString() string {
@@ -64,6 +69,9 @@ func (w *walker) pathString() string {
 		p += ".decoded"
 	}
 	for _, s := range segs {
+		if s.idx == pathEnd {
+			break
+		}
 		if s.idx >= 0 {
 			p += "[" + strconv.Itoa(s.idx) + "]"
 		} else {

@@ -29,7 +29,11 @@ import (
 // integers that frame it ("type", "version"). A control record's key
 // and value hold their fields as children ("version", "type",
 // "coordinatorEpoch", a KRaft data message), which value JSON shows in
-// the record's "control" member instead.
+// the record's "control" member instead. A Protobuf repeated field's
+// occurrences are nodes of the field's name, each with Index its (first)
+// element's index in the field's array (a packed run holds elements):
+// Get gives the first, and Lookup's "name[i]" element i of the array
+// value JSON shows, over all occurrences.
 
 // Get returns the child of n that holds the value named name, looking
 // inside n's tagged-field section too, or nil. A wrapper message's
@@ -203,6 +207,7 @@ func (n *Node) Count() int {
 // a name not there) it is an error too, so calls chain.
 func (n *Node) Lookup(path string) (*Node, error) {
 	cur, done := n, ""
+	var up *Node // cur's parent, when a name step reached cur
 	fail := func(msg string) (*Node, error) {
 		if done == "" {
 			done = "the start"
@@ -232,11 +237,17 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			if j == i+1 || j == len(path) || path[j] != ']' {
 				return fail("a malformed index")
 			}
-			next := cur.elem(idx)
-			if next == nil {
-				return fail("no item " + strconv.Itoa(idx) + " (" + strconv.Itoa(cur.Count()) + " there)")
+			next, count := cur.elem(idx), -1
+			if up != nil && cur.protoRepeated() {
+				next, count = up.protoElem(cur.Name, idx)
 			}
-			cur, done = next, path[:j+1]
+			if next == nil {
+				if count < 0 {
+					count = cur.Count()
+				}
+				return fail("no item " + strconv.Itoa(idx) + " (" + strconv.Itoa(count) + " there)")
+			}
+			cur, done, up = next, path[:j+1], nil
 			i = j + 1
 		default:
 			j := i
@@ -255,14 +266,15 @@ func (n *Node) Lookup(path string) (*Node, error) {
 				}
 				return fail("no " + strconv.Quote(path[i:j]) + " (" + why + there + ")")
 			}
-			cur, done = next, path[:j]
+			cur, done, up = next, path[:j], cur
 			i = j
 		}
 	}
 	return cur, nil
 }
 
-// names lists the names Get finds among n's children.
+// names lists the names Get finds among n's children, a Protobuf
+// repeated field once (by its occurrence of the first element).
 func (n *Node) names() []string {
 	var out []string
 	for _, c := range n.Children {
@@ -270,9 +282,41 @@ func (n *Node) names() []string {
 		case c.Role == RoleTags:
 			out = append(out, c.names()...)
 		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing || c.Role == RoleFraming:
+		case c.protoRepeated() && c.Index > 0:
 		default:
 			out = append(out, n.childName(c))
 		}
 	}
 	return out
+}
+
+// protoRepeated reports whether n is an occurrence of a Protobuf repeated
+// field: codec/payload gives such a node (its type "protobuf ...") the
+// Index of its first element in the field's array, -1 to its others.
+func (n *Node) protoRepeated() bool {
+	return n.Role == RoleRecord && n.Index >= 0 && strings.HasPrefix(n.Type, "protobuf ")
+}
+
+// protoElem returns element i of the array value JSON shows for the
+// Protobuf repeated field whose occurrences are n's children named name,
+// or nil; and how many elements there are. Each occurrence's Index is its
+// (first) element's: the last that starts at or before i holds it, if
+// any does (a packed run holds elements, its children).
+func (n *Node) protoElem(name string, i int) (e *Node, count int) {
+	for _, c := range n.Children {
+		if c.Name == name && c.Role == RoleRecord && c.Index >= 0 { // an occurrence: a Protobuf message's children of a name are one field's
+			k := 1
+			if c.Kind == schema.Array {
+				k = len(c.Children)
+			}
+			if c.Index <= i && i < c.Index+k {
+				e = c
+				if c.Kind == schema.Array {
+					e = c.Children[i-c.Index]
+				}
+			}
+			count = c.Index + k
+		}
+	}
+	return e, count
 }

@@ -86,12 +86,17 @@ type collector struct {
 }
 
 // TreeName is how a tree view names n: an element by its index ("[3]"),
-// a field by its JSON name, anything else by its own name.
+// a field by its JSON name, a Protobuf repeated field's occurrence as
+// the element of the field's array it is ("tags[3]"; a packed run by the
+// field, its elements by their indexes), anything else by its own name.
 func TreeName(n *tree.Node) string { return nodeName(n, "") }
 
 func nodeName(n *tree.Node, parentName string) string {
 	if n.Role == tree.RoleElement {
 		return parentName + "[" + strconv.Itoa(n.Index) + "]"
+	}
+	if _, ok := protoRepeated(n); ok && n.Kind != schema.Array {
+		return n.Name + "[" + strconv.Itoa(n.Index) + "]"
 	}
 	if n.Field != nil {
 		return n.Field.JSON

@@ -200,7 +200,6 @@ type scope struct {
 	list bool  // the node lists entries (batches, messages): bytes left undecoded among them are an entry {"_raw": ...}
 	raw  bool  // bytes left undecoded below are in the "_raw" of the entry at path at (a batch, a legacy message)
 	at   int32 // where bytes left undecoded below are shown (with raw, the entry's path), or -1: the parent's path
-	base int32 // the index in its array of the node's first element (a Protobuf packed run's: after the field's elements before it)
 }
 
 func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
@@ -209,7 +208,6 @@ func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
 	// The entries of records (batches, messages, records, headers)
 	// are elements of an array in the JSON: number them in order.
 	entries := int32(0)
-	var reps protoReps
 	for _, k := range n.Children {
 		var c int32
 		ks := scope{in: s.in.child(n, k), raw: s.raw, at: s.at}
@@ -247,7 +245,7 @@ func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
 			// the key's or value's "decoded", as tree's Get names it.
 			c = p.child(path, "decoded", -1)
 		case s.in == inPayload:
-			c, ks.base = payloadPath(p, n, k, path, s.base, &reps)
+			c = payloadPath(p, n, k, path)
 		case ks.in == inKV && n.Type == "Message" && k.Name == "value" && n.Get("messages") != nil:
 			// A wrapper message's value: the JSON lists the messages
 			// it decompressed to as its "messages".
@@ -365,67 +363,37 @@ func isEntry(n *tree.Node) bool {
 }
 
 // payloadPath is the path of k, a node a payload decoder made under n at
-// path: a member by its name, an element by its index (after base, the
-// index of n's first element), framing (a closing bracket, block counts)
-// and a map entry's key and value on their container's path. A Protobuf
-// repeated field's nodes, each named by its field and the occurrence
-// ("tags[1]"), are elements of the field's array in the JSON, numbered
-// over the field's occurrences (a packed run is several; it gets the
-// array's path, and the index of its first element as kbase); a map
+// path: a member by its name, an element by its index, framing (a
+// closing bracket, block counts) and a map entry's key and value on their
+// container's path. A Protobuf repeated field's nodes, each named by its
+// field, its Index the index of its (first) element, are elements of the
+// field's array in the JSON (a packed run is several, each element with
+// its index in the field's array: the run gets the array's path); a map
 // field's entry is the member of its key in the field's object.
-func payloadPath(p *Paths, n, k *tree.Node, path, base int32, reps *protoReps) (c, kbase int32) {
+func payloadPath(p *Paths, n, k *tree.Node, path int32) int32 {
 	switch {
 	case k.Role == tree.RoleFraming:
-		return path, 0
+		return path
 	case k.Role == tree.RoleElement:
-		return p.child(path, "", base+int32(k.Index)), 0
+		return p.child(path, "", int32(k.Index))
 	case n.Type == "avro map entry", protoMapEntry(n) && protoKnown(k):
-		return path, 0 // the entry's key and value: the member the entry is
+		return path // the entry's key and value: the member the entry is
+	case protoMapEntry(k):
+		arr := p.child(path, k.Name, -1)
+		if key, ok := protoMapKey(k); ok {
+			return p.child(arr, key, -1)
+		}
+		return arr
 	}
 	field, ok := protoRepeated(k)
 	if !ok {
-		return p.child(path, k.Name, -1), 0
+		return p.child(path, k.Name, -1)
 	}
 	arr := p.child(path, field, -1)
-	if protoMapEntry(k) {
-		if key, ok := protoMapKey(k); ok {
-			return p.child(arr, key, -1), 0
-		}
-		return arr, 0 // no key read: its default, of a type the tree does not say
+	if k.Kind == schema.Array {
+		return arr // a packed run: its elements have their own indexes
 	}
-	packed := k.Kind == schema.Array // a run of elements
-	elems := int32(1)
-	if packed {
-		elems = int32(len(k.Children))
-	}
-	i := reps.add(field, elems)
-	if packed {
-		return arr, i
-	}
-	return p.child(arr, "", i), 0
-}
-
-// protoReps counts the elements of each repeated field of a Protobuf
-// message met so far, by the field's JSON name.
-type protoReps []struct {
-	field string
-	n     int32
-}
-
-// add counts k more elements of field, returning how many were before.
-func (r *protoReps) add(field string, k int32) int32 {
-	for i := range *r {
-		if e := &(*r)[i]; e.field == field {
-			at := e.n
-			e.n += k
-			return at
-		}
-	}
-	*r = append(*r, struct {
-		field string
-		n     int32
-	}{field, k})
-	return 0
+	return p.child(arr, "", int32(k.Index))
 }
 
 // protoKnown reports whether k is a field of a Protobuf message its
@@ -436,23 +404,14 @@ func protoKnown(k *tree.Node) bool {
 }
 
 // protoRepeated reports whether k is an occurrence of a repeated field of
-// a Protobuf message, "field[i]" (codec/payload's name), and gives the
+// a Protobuf message (codec/payload gives its node the Index of its
+// first element in the field's array, -1 to any other), and gives the
 // field's JSON name.
 func protoRepeated(k *tree.Node) (string, bool) {
-	if !protoKnown(k) || k.Role == tree.RoleElement {
+	if !protoKnown(k) || k.Role == tree.RoleElement || k.Index < 0 {
 		return "", false
 	}
-	name, ok := strings.CutSuffix(k.Name, "]")
-	i := strings.LastIndexByte(name, '[')
-	if !ok || i <= 0 || i == len(name)-1 {
-		return "", false
-	}
-	for _, c := range name[i+1:] {
-		if c < '0' || c > '9' {
-			return "", false
-		}
-	}
-	return name[:i], true
+	return k.Name, true
 }
 
 // protoMapEntry reports whether n is an entry of a Protobuf map field
@@ -463,7 +422,10 @@ func protoMapEntry(n *tree.Node) bool {
 
 // protoMapKey is the key of map entry e as protojson writes it, a member
 // name: a string as it is, an integer in decimal, a bool as true or
-// false; the last key read, as Protobuf parsers take it.
+// false; the last key read, as Protobuf parsers take it. An entry with no
+// key read has its type's default, as Protobuf parsers take it: "", false
+// or 0, by the key type its node's type names ("protobuf map<K, V>
+// entry").
 func protoMapKey(e *tree.Node) (string, bool) {
 	var key *tree.Node
 	for _, c := range e.Children {
@@ -471,8 +433,14 @@ func protoMapKey(e *tree.Node) (string, bool) {
 			key = c
 		}
 	}
-	if key == nil {
-		return "", false
+	switch {
+	case key != nil:
+	case strings.HasPrefix(e.Type, "protobuf map<string,"):
+		return "", true
+	case strings.HasPrefix(e.Type, "protobuf map<bool,"):
+		return "false", true
+	default:
+		return "0", true
 	}
 	switch key.Kind {
 	case schema.String:

@@ -613,3 +613,82 @@ func FuzzProtobufPaths(f *testing.F) {
 		}
 	})
 }
+
+// TestProtobufMapEntryWithoutKeyPath: a Protobuf map entry that holds no
+// key (only its value, or a key of a wire type its type is never written
+// as) is the member of its key type's default, as protojson shows it
+// ("byId":{"0":...}, "counts":{"":...}, "flags":{"false":...}); it was
+// lit as the map's path, and its value's members as members of the map
+// ("byId.deltas[0]", which no line has). FuzzProtobufPaths found it.
+func TestProtobufMapEntryWithoutKeyPath(t *testing.T) {
+	d := payload.NewDecoder(schemaMap{2: {ID: 2, Type: payload.TypeProtobuf, Text: protoPathsSchema}}, payload.Config{})
+	data := []byte{
+		0x22, 4, 0x12, 2, 0x10, 3, // byId: value {deltas: [-2]}, no key
+		0x1a, 2, 0x10, 5, // counts: value 5, no key
+		0x3a, 5, 0x0d, 1, 0, 0, 0, // flags: a key as fixed32 (not a bool's wire type), no value
+	}
+	b := withValues(t, append([]byte{0, 0, 0, 0, 2, 0}, data...), nil)
+	fr, err := codec.Decode(b, codec.Options{Data: "records", Payload: d.Decode})
+	require.NoError(t, err)
+	l := link(t, fr)
+	var root *tree.Node
+	for _, n := range l.nodes {
+		if n.Type == "protobuf message t.M" {
+			root = n
+		}
+	}
+	require.NotNil(t, root)
+	dec := []any{"value", 0, "records", 0, "value", "decoded"}
+	at := func(steps ...any) int32 { return l.path(append(dec[:len(dec):len(dec)], steps...)...) }
+	k := root.Children
+	require.Len(t, k, 3)
+	for _, c := range []struct {
+		n    *tree.Node
+		want int32
+	}{
+		{k[0], at("byId", "0")},
+		{k[0].Children[0].Children[0], at("byId", "0", "deltas", 0)},
+		{k[1], at("counts", "")},
+		{k[2], at("flags", "false")},
+	} {
+		got := l.of(c.n)
+		require.Equal(t, l.ps.String(c.want), l.ps.String(got), "%s (%s)", c.n.Name, c.n.Type)
+		require.True(t, l.lines.Has(got), "no JSON line for %q", l.ps.String(got))
+	}
+}
+
+// TestProtobufRepeatedTreeNames: the tree view and the grid's cell paths
+// name a Protobuf repeated field's values as value JSON does, over all
+// its occurrences: an element alone after a packed run of three is
+// "nums[3]", the next run's elements "nums[4]" and "nums[5]" (the run
+// itself "nums"). They were named by occurrence, "nums[1]" and
+// "nums[2][0]".
+func TestProtobufRepeatedTreeNames(t *testing.T) {
+	d := payload.NewDecoder(schemaMap{2: {ID: 2, Type: payload.TypeProtobuf, Text: protoPathsSchema}}, payload.Config{})
+	b := withValues(t, protoPathsValue(), nil)
+	f, err := codec.Decode(b, codec.Options{Data: "records", Payload: d.Decode})
+	require.NoError(t, err)
+	var chain []*tree.Node
+	var names []string
+	var walk func(n *tree.Node)
+	walk = func(n *tree.Node) {
+		chain = append(chain, n)
+		if len(chain) > 1 && chain[len(chain)-2].Type == "protobuf message t.M" && strings.HasPrefix(TreeName(n), "nums") {
+			names = append(names, TreeName(n)+" "+CellPath(chain))
+			for _, e := range n.Children {
+				names = append(names, CellPath(append(chain, e)))
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		chain = chain[:len(chain)-1]
+	}
+	walk(f.Root)
+	const v = "value.batch.records.record.value.protobuf.nums" // the cells name the levels above by the tree: by node names
+	require.Equal(t, []string{
+		"nums " + v, v + "[0]", v + "[1]", v + "[2]",
+		"nums[3] " + v + "[3]",
+		"nums " + v, v + "[4]", v + "[5]",
+	}, names)
+}
