@@ -413,7 +413,7 @@ func (r *reader) body(f *codec.Frame, ff *frameFacts) {
 		ff.ReplicaID = -1
 		if n := b.Get("replicaId"); n != nil {
 			ff.ReplicaID = int32(n.Int)
-		} else if n, _ := b.Lookup("replicaState.replicaId"); n != nil {
+		} else if n := b.Get("replicaState").Get("replicaId"); n != nil { // Get, not Lookup: capture.wasm links no Lookup
 			ff.ReplicaID = int32(n.Int)
 		}
 		r.eachPart(b, "topics", "partitions", "partition", func(p *partFacts, n *tree.Node) {
@@ -741,7 +741,7 @@ const endTxnMarkerSize = 6
 // transaction marker (its key's type ABORT or COMMIT) and the value is no
 // EndTxnMarker, and the node that says so; "" otherwise.
 func badMarker(rec *tree.Node) (string, *tree.Node) {
-	typ, _ := rec.Lookup("key.type")
+	typ := rec.Get("key").Get("type") // Get is nil-safe; Lookup would link its path parser into capture.wasm
 	val := rec.Get("value")
 	if typ == nil || typ.Int > 1 || typ.Int < 0 || val == nil {
 		return "", nil
