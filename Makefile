@@ -78,7 +78,7 @@ FUZZ_TARGETS = ./codec:FuzzDecode ./codec:FuzzFastPath ./codec:FuzzSASLToken ./c
 	./codec/storage:FuzzSegment ./codec/storage:FuzzIndexCheck ./codec/storage:FuzzTopicRecord ./codec/storage:FuzzTextFiles \
 	./codec/payload:FuzzAvro ./codec/payload:FuzzProtobuf ./codec/payload:FuzzJSON ./codec/payload:FuzzJSONSchema ./codec/payload:FuzzPayloadBothSinks \
 	./codec/check:FuzzCheck ./codec/check:FuzzCheckSASLTokens ./codec/internal/sasl:FuzzParse ./codec/internal/sasl:FuzzAppend \
-	./codec/payload:FuzzCheckCompact ./codec/payload:FuzzAvroRefs ./internal/api:FuzzHandler ./internal/registry/resolve:FuzzFiles
+	./codec/payload:FuzzCheckCompact ./codec/payload:FuzzAvroRefs ./internal/api:FuzzHandler ./internal/registry/resolve:FuzzFiles ./internal/render:FuzzProtobufPaths
 
 # Each run's output goes to a log of its own (mktemp), shown when it fails.
 fuzz-ci:
