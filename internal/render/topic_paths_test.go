@@ -2,7 +2,6 @@ package render
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,17 +41,8 @@ func TestInternalTopicPaths(t *testing.T) {
 			f, err := codec.Decode(internalTopicProduce(t, topic), codec.Options{})
 			require.NoError(t, err)
 			require.Empty(t, f.Warnings)
-			js := jsontext.Indent(nil, f.AppendJSON(nil))
-			var doc any
-			require.NoError(t, json.Unmarshal(js, &doc))
-			var ps Paths
-			lines := ScanJSONLines(js, &ps)
-			paths := NodePaths(f.Root, &ps)
-			var nodes []*tree.Node
-			tree.Walk(f.Root, func(n *tree.Node) bool {
-				nodes = append(nodes, n)
-				return true
-			})
+			l := link(t, f)
+			js, doc, ps, lines, paths, nodes := jsontext.Indent(nil, f.AppendJSON(nil)), l.doc, &l.ps, l.lines, l.paths, l.nodes
 			parent := map[*tree.Node]int32{}
 			derived := map[string]bool{"batchLength": true, "recordCount": true, "length": true, "messageSize": true}
 			decoded, control := 0, 0
