@@ -170,6 +170,24 @@ type AvroRefs struct {
 	// rather than parse its text again (each file of a folder of 51 in
 	// one loop parsed the 50 others: 2,652 parses, 153 now).
 	bare []error
+	// entered are, by reference, what resolving it found when a schema
+	// entered it first (nothing resolved or under way before) and it is
+	// not kept: every reference's parse in turn (a loop's, not clean),
+	// for the schemas that enter there with the same references out
+	// among those it looked at. A file naming into a loop parsed the
+	// loop's files again, one each, for each such file (a folder of a
+	// loop of 51 files and 50 files naming its first: 2,803 parses).
+	entered []*avroEntry
+}
+
+// avroEntry is what resolving a reference first found: the parses in
+// the order made (setLocal), the references whose being left out was
+// looked at (seen), and which of those were (out).
+type avroEntry struct {
+	refs []int
+	got  []*avroRef
+	seen refSet
+	out  refSet
 }
 
 // avroParses counts compileAvro's parses (tests).
@@ -188,6 +206,7 @@ func NewAvroRefs(refs []Reference) *AvroRefs {
 	})
 	u.kept = make([]*avroRef, len(u.refs))
 	u.bare = make([]error, len(u.refs))
+	u.entered = make([]*avroEntry, len(u.refs))
 	return u
 }
 
@@ -256,11 +275,29 @@ type avroResolver struct {
 	// lackers are, by a name, the references in local whose parse
 	// stopped lacking it.
 	lackers map[string][]int
+	// depth is the references' parses under way; resolved, how many
+	// are in local. While a first resolve is recorded (AvroRefs.entered),
+	// entry gets every setLocal and the references out looked at.
+	depth, resolved int
+	entry           *avroEntry
+}
+
+// isOut is whether reference i is left out, looked at.
+func (c *avroResolver) isOut(i int) bool {
+	if c.entry != nil {
+		c.entry.seen.set(i)
+	}
+	return c.out.has(i)
 }
 
 // setLocal makes r reference i's parse for this schema.
 func (c *avroResolver) setLocal(i int, r *avroRef) {
 	c.local[i] = r
+	c.resolved++
+	if c.entry != nil {
+		c.entry.refs = append(c.entry.refs, i)
+		c.entry.got = append(c.entry.got, r)
+	}
 	if r.lacking {
 		if c.lackers == nil {
 			c.lackers = map[string][]int{}
@@ -275,7 +312,11 @@ func (c *avroResolver) resolve(i int) *avroRef {
 		return r
 	}
 	if c.shared {
-		if r := c.u.kept[i]; r != nil && !r.touched.meets(c.out) {
+		r := c.u.kept[i]
+		if r != nil && c.entry != nil {
+			c.entry.seen.or(r.touched)
+		}
+		if r != nil && !r.touched.meets(c.out) {
 			c.setLocal(i, r)
 			return r
 		}
@@ -283,8 +324,24 @@ func (c *avroResolver) resolve(i int) *avroRef {
 	if c.parsing[i] {
 		return nil
 	}
+	first := c.shared && c.depth == 0 && c.resolved == 0
+	if first {
+		// What every parse of this schema's resolving i found, when
+		// another schema's found it alike: nothing before it, and the
+		// same references out among those it looked at.
+		if e := c.u.entered[i]; e != nil && c.sameOut(e) {
+			for k, j := range e.refs {
+				c.setLocal(j, e.got[k])
+			}
+			return c.local[i]
+		}
+		c.entry = &avroEntry{seen: newRefSet(len(c.u.refs))}
+		defer func() { c.entry = nil }()
+	}
 	c.parsing[i] = true
+	c.depth++
 	p := c.parse(c.u.refs[i].Schema.Text, i)
+	c.depth--
 	c.parsing[i] = false
 	r := &avroRef{err: p.err, touched: p.touched, clean: p.clean}
 	r.lacks, r.lacking = avroUnknown(p.err)
@@ -305,18 +362,22 @@ func (c *avroResolver) resolve(i int) *avroRef {
 	// "com.acme.t1" says `reference "t2.avsc": duplicate name` alone,
 	// but said `reference "t1.avsc"` after the file t0 (naming t2)
 	// had entered the loop at t2 (FuzzAvroRefs' seed "y\x00y\x00&&0").
-	// A parse naming into a loop is not clean either. Keeping them
-	// would take keeping what one entry into the loop found, whole, by
-	// the reference entered, with every definer its inline looked at
-	// (def does not mark them touched); left undone, each schema that
-	// reaches a loop parses it again. What every parse of a reference
+	// A parse naming into a loop is not clean either. What one entry
+	// into the loop found is kept whole, by the reference entered, when
+	// nothing came before it (AvroRefs.entered: the schema's first
+	// resolve), with every reference whose being left out was looked at
+	// (isOut; def does not mark them touched); other entries parse the
+	// loop again. What every parse of a reference
 	// tries first, its text with no types given, fails alike whoever
 	// asks, and is kept (AvroRefs.bare): a file of a folder in one loop
 	// costs 3 parses (its own text, then with the loop put in), where it
 	// cost one for each file in the loop (52 for each of 51 files:
 	// BenchmarkAvroRefsLoop, 320 ms the folder, 96 ms now); a file naming
-	// into a loop still parses the loop's files again with the types
-	// given, one each (TestAvroRefsSameResults logs them). Each file's
+	// into a loop at a type no file entered first parses the loop's
+	// files again with the types given, one each; at one entered so,
+	// none (BenchmarkAvroRefsIntoLoop: 50 files naming the loop's t000,
+	// 2,803 parses for the folder, 304 now; TestAvroRefsSameResults
+	// logs them by schema). Each file's
 	// type is the whole loop, read from a text that holds it (inline):
 	// quadratic in the loop's length for the folder all the same (a
 	// loop of 255 files, the most references a schema follows: 3 s of
@@ -325,8 +386,29 @@ func (c *avroResolver) resolve(i int) *avroRef {
 	// each name it put in).
 	if c.shared && r.clean && !r.touched.meets(c.out) {
 		c.u.kept[i] = r
+	} else if first {
+		e := c.entry
+		e.out = newRefSet(len(c.u.refs))
+		e.out.or(e.seen)
+		e.out.and(c.out)
+		c.u.entered[i] = e
 	}
 	return r
+}
+
+// sameOut is whether e holds for this schema: the references e's
+// resolving looked at are left out here as they were there.
+func (c *avroResolver) sameOut(e *avroEntry) bool {
+	for k, w := range e.seen {
+		var o uint64
+		if c.out != nil {
+			o = c.out[k]
+		}
+		if o&w != e.out[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // avroParse is a text's parse: the schema, or why not; the cache it was
@@ -371,7 +453,7 @@ func (c *avroResolver) parse(text string, ref int) avroParse {
 		more := false
 		for _, i := range slices.Backward(c.u.define(name)) {
 			p.touched.set(i)
-			if c.out.has(i) || added[i] {
+			if c.isOut(i) || added[i] {
 				continue
 			}
 			r := c.resolve(i)
@@ -424,7 +506,7 @@ func (c *avroResolver) inline(text, name string, cache *avro.SchemaCache) (strin
 	defs := map[int]any{}  // definers' texts read as JSON
 	def := func(lp string) (any, bool) {
 		for _, i := range c.u.define(lp) {
-			if c.out.has(i) {
+			if c.isOut(i) {
 				continue
 			}
 			if !c.parsing[i] {
@@ -488,7 +570,7 @@ func (c *avroResolver) failing(own map[string]bool) map[int]bool {
 	lackers := map[int][]int{} // by reference, those lacking a name it defines
 	for m, is := range c.lackers {
 		for _, j := range c.u.define(m) {
-			if !c.out.has(j) {
+			if !c.isOut(j) {
 				lackers[j] = append(lackers[j], is...)
 			}
 		}
@@ -760,6 +842,16 @@ func (b refSet) has(i int) bool { return b != nil && b[i/64]&(1<<(i%64)) != 0 }
 func (b refSet) or(c refSet) {
 	for i := range min(len(b), len(c)) {
 		b[i] |= c[i]
+	}
+}
+
+func (b refSet) and(c refSet) {
+	for k := range b {
+		if k < len(c) {
+			b[k] &= c[k]
+		} else {
+			b[k] = 0
+		}
 	}
 }
 

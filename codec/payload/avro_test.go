@@ -385,6 +385,35 @@ func TestAvroRefsLoopParsedOnce(t *testing.T) {
 	}
 }
 
+// TestAvroRefsIntoLoopParsedOnce: files naming into a loop of files
+// from outside, all at one type of it, enter the loop alike: the first
+// one's parses of the loop serve the others (AvroRefs.entered), where
+// each parsed the loop's 51 files again (2,803 parses for the folder of
+// 101 files). Each schema reads as without AvroRefs.
+func TestAvroRefsIntoLoopParsedOnce(t *testing.T) {
+	refs := avroIntoLoopRefs(50, 1) // u000 to u049 all name t000
+	schemas := avroFolder(refs)
+	want := make([]string, len(schemas))
+	for i, s := range schemas {
+		want[i] = avroResult(s)
+		if w := map[bool]string{false: "51 records in a loop", true: "52 records in a loop"}[i >= 51]; want[i] != w {
+			t.Fatalf("%d without AvroRefs: %s, want %s", i, want[i], w)
+		}
+	}
+	u := NewAvroRefs(refs)
+	before := avroParses.Load()
+	for i, s := range schemas {
+		s := *s
+		s.Avro = u
+		if got := avroResult(&s); got != want[i] {
+			t.Errorf("%d: %s, want %s", i, got, want[i])
+		}
+	}
+	if parses := avroParses.Load() - before; parses > 4*int64(len(schemas)) {
+		t.Errorf("%d parses for %d schemas", parses, len(schemas))
+	}
+}
+
 // TestAvroRefsSameResults: with AvroRefs, each schema of a folder
 // compiles as without it, in any order and from several goroutines:
 // with types that name each other in a loop, a schema given references
@@ -426,7 +455,9 @@ func TestAvroRefsSameResults(t *testing.T) {
 			parses = append(parses, avroParses.Load()-before)
 		}
 		// The parses each schema cost: the loop's are not kept (see
-		// avroRef.clean), so each schema reaching it parses it again.
+		// avroRef.clean), so each schema reaching it parses it again,
+		// but where one entered it first at the same reference
+		// (AvroRefs.entered).
 		t.Logf("%s: parses by schema %v", order, parses)
 	}
 	u := NewAvroRefs(refs)

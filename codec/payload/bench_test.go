@@ -3,6 +3,7 @@ package payload
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -250,6 +251,51 @@ func BenchmarkAvroRefsLoop(b *testing.B) {
 			s.Avro = u
 			if got := avroResult(&s); got != "51 records in a loop" {
 				b.Fatal(got)
+			}
+		}
+	}
+	b.ReportMetric(float64(avroParses.Load()-before)/float64(b.N), "parses/op")
+}
+
+// avroIntoLoopRefs are the 51 files of avroChainRefs(51, 0), whose
+// records name each other in one loop, and outside files u000.avsc to
+// u<outside-1>, each a record naming one record of the loop: t000 to
+// t<names-1> in turn.
+func avroIntoLoopRefs(outside, names int) []Reference {
+	refs := avroChainRefs(51, 0)
+	for i := range outside {
+		refs = append(refs, Reference{Name: fmt.Sprintf("u%03d.avsc", i), Schema: &Schema{
+			Text: fmt.Sprintf(`{"type":"record","name":"u%03d","namespace":"com.acme","fields":[{"name":"a","type":"com.acme.t%03d"}]}`, i, i%names)}})
+	}
+	return refs
+}
+
+// BenchmarkAvroRefsIntoLoop compiles every schema of a folder of the 51
+// files of BenchmarkAvroRefsLoop's loop and 50 files outside it, each
+// naming a record of the loop (all t000, or each another), through one
+// AvroRefs. parses/op counts hamba's.
+func BenchmarkAvroRefsIntoLoop(b *testing.B) {
+	for _, names := range []int{1, 50} {
+		b.Run(fmt.Sprint("names=", names), func(b *testing.B) { benchAvroRefsIntoLoop(b, names) })
+	}
+}
+
+func benchAvroRefsIntoLoop(b *testing.B, names int) {
+	refs := avroIntoLoopRefs(50, names)
+	schemas := avroFolder(refs)
+	b.ReportAllocs()
+	before := avroParses.Load()
+	for i := 0; i < b.N; i++ {
+		u := NewAvroRefs(refs)
+		for k, s := range schemas {
+			s := *s
+			s.Avro = u
+			want := "51 records in a loop"
+			if k >= 51 {
+				want = "52 records in a loop"
+			}
+			if got := avroResult(&s); got != want {
+				b.Fatal(k, got)
 			}
 		}
 	}
