@@ -211,3 +211,158 @@ func TestEarlyLetGoWhenNoRequestCan(t *testing.T) {
 	assert.Equal(t, map[int32]int{5: 7, 1 << 20: 27}, at,
 		"5 as 10 is answered; 1<<20, numbered past every request, when the connection ends")
 }
+
+// agreeFarBody is a Metadata request's body, for the far-version tests.
+var agreeFarBody = []byte{0, 0, 0, 1, 0, 6, 'o', 'r', 'd', 'e', 'r', 's', 1, 0, 0}
+
+// TestAgreeFarVersionMixes guards TestAgreeSkippedFarVersion's and
+// TestAgreeChainedAnswerFirst's cases over many mixes: four requests,
+// each a plain one or a far-version one with a weak client id (the
+// same id as the others, which may vouch for it, or another), answered
+// after each, one answer before its request, every answer first, all
+// pipelined after the requests, or in reverse; the stream begun at its
+// SYN or cut inside the first request (3 or 9 bytes in); whole segments
+// or 5-byte ones; the broker's port known or not; KeepDamaged or not.
+// Read and ReadFunc give the same exchanges, and a plain request after
+// the first, answered after it, is paired whatever came before it.
+func TestAgreeFarVersionMixes(t *testing.T) {
+	const (
+		answered    = iota // each answer after its request
+		secondFirst        // the second answer before its request
+		cut3               // no SYN, the stream begins 3 bytes into the first request
+		allFirst           // every answer before its request
+		cut9               // as cut3, 9 bytes in
+		everyOther         // the first and third answers before their requests
+		pipelined          // all requests, then all answers
+		reversed           // all requests, then the answers last first
+		orders
+	)
+	for _, id := range [][]byte{nil, []byte("c"), {0, 1, 0xfe}} {
+		for mix := range 81 * orders {
+			kinds := []int{mix % 3, mix / 3 % 3, mix / 9 % 3, mix / 27 % 3} // plain, far (id), far ("z")
+			order := mix / 81
+			for _, piece := range []int{1 << 20, 5} {
+				for _, port := range []string{"9092", "40001"} {
+					b := newTB(t, layers.LinkTypeEthernet)
+					v := b.conv("10.0.0.1:40000", "10.0.0.2:"+port)
+					if order != cut3 && order != cut9 {
+						v.handshake()
+					}
+					var later [][]byte
+					for i, k := range kinds {
+						corr := int32(i + 1)
+						q := kreq(schema.KeyMetadata, 12, corr, "rdkafka", agreeFarBody)
+						switch k {
+						case 1:
+							q = farWeak(id, corr, agreeFarBody)
+						case 2:
+							q = farWeak([]byte("z"), corr, agreeFarBody)
+						}
+						if i == 0 && order == cut3 {
+							q = q[3:]
+						} else if i == 0 && order == cut9 {
+							q = q[9:]
+						}
+						r := kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0})
+						switch {
+						case order == secondFirst && i == 1, order == allFirst, order == everyOther && i%2 == 0:
+							v.resp(r)
+							v.sendAll(v.split(true, q, piece))
+						case order == pipelined || order == reversed:
+							v.sendAll(v.split(true, q, piece))
+							later = append(later, r)
+						default:
+							v.sendAll(v.split(true, q, piece))
+							v.resp(r)
+						}
+					}
+					if order == reversed {
+						slices.Reverse(later)
+					}
+					for _, r := range later {
+						v.sendAll(v.split(false, r, piece))
+					}
+					v.fin()
+					data := b.pcap()
+					for _, keep := range []bool{false, true} {
+						r := requireAgree(t, data, Options{KeepDamaged: keep})
+						if order == answered || order == cut3 || order == cut9 {
+							for i, k := range kinds[1:] {
+								if k == 0 {
+									require.Contains(t, pairedCorrs(r), int32(i+2), "id %q kinds %v order %d piece %d port %s keep %v: %v", id, kinds, order, piece, port, keep, r.Notes)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestAgreeFarVersionLate: far-version requests with a weak client id,
+// each vouched for by the next, the stream cut inside the first, sent
+// in 1- or 3-byte segments, with up to 300 bare ACKs after each answer
+// (an answer framed before its request is held maxEarlyWait packets of
+// its connection); and on three connections at once, one of plain
+// requests, with MaxWaitingBytes small enough to let held answers go.
+// Read and ReadFunc give the same exchanges.
+func TestAgreeFarVersionLate(t *testing.T) {
+	for _, id := range [][]byte{nil, []byte("c"), {0, 1, 0xfe}} {
+		for _, acks := range []int{0, 255, 256, 257, 300} {
+			for _, piece := range []int{1, 3, 1 << 20} {
+				for _, cut := range []int{0, 3} {
+					b := newTB(t, layers.LinkTypeEthernet)
+					v := b.conv("10.0.0.1:40000", "10.0.0.2:9092")
+					if cut == 0 {
+						v.handshake()
+					}
+					for corr := int32(1); corr <= 4; corr++ {
+						q := farWeak(id, corr, agreeFarBody)
+						if corr == 1 {
+							q = q[cut:]
+						}
+						v.sendAll(v.split(true, q, piece))
+						v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+						for range acks {
+							v.b.tcp(v.c, v.s, v.cs, v.ss, fACK, nil)
+						}
+					}
+					v.fin()
+					data := b.pcap()
+					for _, keep := range []bool{false, true} {
+						requireAgree(t, data, Options{KeepDamaged: keep})
+					}
+				}
+			}
+		}
+		for _, waiting := range []int{1, 13, 20, 40, 0} {
+			for _, piece := range []int{2, 1 << 20} {
+				b := newTB(t, layers.LinkTypeEthernet)
+				vs := []*cv{b.conv("10.0.0.1:40000", "10.0.0.2:9092"), b.conv("10.0.0.3:40000", "10.0.0.2:9092"), b.conv("10.0.0.4:40000", "10.0.0.2:9092")}
+				for corr := int32(1); corr <= 4; corr++ {
+					for j, v := range vs {
+						q := farWeak(id, corr, agreeFarBody)
+						if j == 2 {
+							q = kreq(schema.KeyMetadata, 12, corr, "rdkafka", agreeFarBody)
+						}
+						if corr == 1 {
+							q = q[3:]
+						}
+						v.sendAll(v.split(true, q, piece))
+					}
+					for _, v := range vs {
+						v.resp(kresp(corr, []byte{0, 0, 0, 0, 0, 0, 0, 0}))
+					}
+				}
+				for _, v := range vs {
+					v.fin()
+				}
+				data := b.pcapng()
+				for _, keep := range []bool{false, true} {
+					requireAgree(t, data, Options{KeepDamaged: keep, MaxWaitingBytes: waiting})
+				}
+			}
+		}
+	}
+}
