@@ -95,7 +95,7 @@ func nodeName(n *tree.Node, parentName string) string {
 	if n.Role == tree.RoleElement {
 		return parentName + "[" + strconv.Itoa(n.Index) + "]"
 	}
-	if _, ok := protoRepeated(n); ok && n.Kind != schema.Array {
+	if protoRepeated(n) && n.Kind != schema.Array {
 		return n.Name + "[" + strconv.Itoa(n.Index) + "]"
 	}
 	if n.Field != nil {

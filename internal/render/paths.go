@@ -385,11 +385,10 @@ func payloadPath(p *Paths, n, k *tree.Node, path int32) int32 {
 		}
 		return arr
 	}
-	field, ok := protoRepeated(k)
-	if !ok {
+	if !protoRepeated(k) {
 		return p.child(path, k.Name, -1)
 	}
-	arr := p.child(path, field, -1)
+	arr := p.child(path, k.Name, -1)
 	if k.Kind == schema.Array {
 		return arr // a packed run: its elements have their own indexes
 	}
@@ -404,14 +403,11 @@ func protoKnown(k *tree.Node) bool {
 }
 
 // protoRepeated reports whether k is an occurrence of a repeated field of
-// a Protobuf message (codec/payload gives its node the Index of its
-// first element in the field's array, -1 to any other), and gives the
-// field's JSON name.
-func protoRepeated(k *tree.Node) (string, bool) {
-	if !protoKnown(k) || k.Role == tree.RoleElement || k.Index < 0 {
-		return "", false
-	}
-	return k.Name, true
+// a Protobuf message (codec/payload gives its node, named by the field's
+// JSON name, the Index of its first element in the field's array, -1 to
+// any other).
+func protoRepeated(k *tree.Node) bool {
+	return protoKnown(k) && k.Role != tree.RoleElement && k.Index >= 0
 }
 
 // protoMapEntry reports whether n is an entry of a Protobuf map field

@@ -580,7 +580,7 @@ func FuzzProtobufPaths(f *testing.F) {
 		var walk func(n *tree.Node, elems bool)
 		walk = func(n *tree.Node, elems bool) {
 			id := l.of(n)
-			_, repeated := protoRepeated(n)
+			repeated := protoRepeated(n)
 			switch {
 			case repeated && n.Kind == schema.Array && len(n.Children) == 0:
 				// An empty packed run: no elements, maybe no array.
