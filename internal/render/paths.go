@@ -208,9 +208,13 @@ func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
 	// The entries of records (batches, messages, records, headers)
 	// are elements of an array in the JSON: number them in order.
 	entries := int32(0)
+	var decoded *tree.Node // a key's or value's "decoded", as tree's Get finds it
+	if s.in == inKV {
+		decoded = n.Get("decoded")
+	}
 	for _, k := range n.Children {
 		var c int32
-		ks := scope{in: s.in.child(n, k), raw: s.raw, at: s.at}
+		ks := scope{in: s.in.child(n, k, decoded), raw: s.raw, at: s.at}
 		switch {
 		case k.Role == tree.RoleRaw:
 			switch {
@@ -238,7 +242,7 @@ func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
 			}
 		case s.in == inControlKV:
 			c = controlPath(p, n, k, path)
-		case ks.in == inPayload && s.in != inPayload, s.in == inKV && k.Role == tree.RoleField && n.Get("decoded") == k:
+		case ks.in == inPayload && s.in != inPayload, s.in == inKV && k.Role == tree.RoleField && k == decoded:
 			// The data a payload decoder read (its node "avro",
 			// "protobuf" or "json"), or the message an internal
 			// topic's record holds (its node named after its schema):
@@ -287,13 +291,14 @@ const (
 	inControlKV       // a control record's key or value, whose fields the JSON shows in its "control"
 )
 
-// child says what made k, a child of n, which in says of n.
-func (in where) child(n, k *tree.Node) where {
+// child says what made k, a child of n, which in says of n; decoded is
+// n's "decoded" when n is a key or value (inKV).
+func (in where) child(n, k, decoded *tree.Node) where {
 	switch in {
 	case inPayload:
 		return inPayload
 	case inKV:
-		if k.Role == tree.RoleRecord && n.Get("decoded") == k {
+		if k.Role == tree.RoleRecord && k == decoded {
 			// The data a payload decoder read, told as tree's Get
 			// tells it (by its place and type): the JSON shows it as
 			// the member "decoded". The payload's framing (magic,
