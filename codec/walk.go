@@ -15,25 +15,23 @@ import (
 )
 
 // The walk: one interpreter over the schema layouts that reads a frame's
-// bytes and hands every structural step to a sink. It owns the reader,
-// the field path, the budget, warnings, errors and the order in which
-// values are read; a sink only keeps what it is given (the tree builder,
-// treeSink) or writes it down (the value-JSON writer, jsonSink). Nested
-// payloads (records, consumer-protocol data, KRaft values) are read where
-// the walk meets them, from the same budget.
+// bytes and hands every structural step to a sink, which only keeps
+// (treeSink) or writes down (jsonSink) what it is given. The walk owns the
+// reader, path, budget, warnings, errors and the order values are read in.
 
 // pathSeg is one step of a field path: ".name", "[idx]" when idx >= 0, or
-// (idx == absPath) a whole path that replaces what came before it.
+// a whole path that replaces what came before it: name (absPath) or, asked
+// for only when a path is named, w.lazy's (lazyPath: the records reader's
+// place of a key or value).
 type pathSeg struct {
 	name string
 	idx  int
 }
 
-const absPath = -2
-
-// lazyPath marks a path segment that is w.lazy's whole path, asked for
-// only when a path is named (the records reader's place of a key or value).
-const lazyPath = -3
+const (
+	absPath  = -2
+	lazyPath = -3
+)
 
 // walker is the state of one walk. A Decoder keeps two (one per sink
 // kind), so a frame costs no allocation of it.
@@ -47,35 +45,30 @@ type walker struct {
 	depth int
 	lim   Limits
 	b     *budget.Budget
+	own   budget.Budget // b points here when the frame has a budget of its own
 	w     budget.Warnings
 	err   *DecodeError
-	// nestErr is the first error inside a nested payload (a records field
-	// whose batches are framed wrongly): the frame goes on decoding and
-	// returns it at the end unless its own fields fail.
+	// nestErr is the first error inside a nested payload: the frame goes
+	// on and returns it at the end unless its own fields fail.
 	nestErr *DecodeError
-	nest    bool // decode records and consumer-protocol bytes
-	// skipRecords leaves records fields undecoded (written as base64 or
-	// their size) while consumer-protocol bytes are still decoded.
-	skipRecords bool
-	sizeFirst   bool // see Options.sizeFirst
-	buf         int  // the buffer nodes point into
-	nbufs       int  // buffers numbered so far: the input and the derived ones
+	// From Options: nest decodes records and consumer-protocol bytes, but
+	// records fields when skipRecords; see also sizeFirst, Payload,
+	// InternalTopicsAsBytes (topicsRaw) and Int64Strings (int64s).
+	nest, skipRecords, sizeFirst bool
+	payload                      rec.PayloadFunc
+	topicsRaw, int64s            bool
+	buf                          int // the buffer nodes point into
+	nbufs                        int // buffers numbered so far: the input and the derived ones
 	// nested is set while decoding a nested payload: nodes then stop at
 	// the budget's NestedNodes, and limitHit says a limit ended it.
-	nested   bool
-	limitHit bool
-	frameEnd int // where the frame's own bytes end, for the nested reserve
-	consumer []consumerField
-	pt       protocolType
-	// payload is Options.Payload; topic the last topic name read, which
-	// the records fields after it belong to.
-	payload  rec.PayloadFunc
-	topic    string
-	topics   *topicWalk // the names of topic ids, internal topics' records (walk_topics.go)
-	inHeader bool
-	lazy     func() string // the path of a lazyPath segment
-	// topicsRaw is Options.InternalTopicsAsBytes.
-	topicsRaw bool
+	nested, limitHit bool
+	frameEnd         int // where the frame's own bytes end, for the nested reserve
+	consumer         []consumerField
+	pt               protocolType
+	topic            string     // the last topic name read, which the records fields after it belong to
+	topics           *topicWalk // the names of topic ids, internal topics' records (walk_topics.go)
+	inHeader         bool
+	lazy             func() string // the path of a lazyPath segment
 	// dry is set while the walk reads ahead to find a tag section
 	// (prescan): nothing nested is decoded and nothing read early.
 	dry bool
@@ -86,28 +79,19 @@ type walker struct {
 	pre      []*preFrame // the prescanned tag sections, by depth
 	null     nullSink    // what the walk reading ahead writes to
 	// quiet walks keep no warnings (only their cost): the walk again of a
-	// frame whose warnings are known (Frame.AppendJSON).
-	quiet bool
-	// guessing walks (a guess's readings) keep a node's warnings, which
-	// weigh its reading, but list none: a flood of them, a few bytes
-	// each, would cost a path each in every reading tried.
-	guessing bool
-	warned   int // warnings made while guessing: past the doubts a reading shows, their text is not
-	// codes collects the non-zero error codes read, when wantCodes.
-	codes     []ErrorCode
-	wantCodes bool
-
-	own budget.Budget // b points here when the frame has a budget of its own
-
-	pathText budget.PathText // pathWith's buffer and the path it made last
+	// frame whose warnings are known (Frame.AppendJSON). guessing walks (a
+	// guess's readings) keep a node's warnings, which weigh its reading,
+	// but list none (a flood of them would cost a path each in every
+	// reading tried), and count them in warned.
+	quiet, guessing bool
+	warned          int
+	codes           []ErrorCode // the non-zero error codes read, when wantCodes
+	wantCodes       bool
+	pathText        budget.PathText // pathWith's buffer and the path it made last
 	// inflations keeps the outcome of each decompression (a tree's walk)
 	// or reads them back (the walk again of the same frame).
 	inflations *rec.Inflations
-	// spare is the records fields' decompression buffer when no frame
-	// holds it (rec.Options.Spare), kept between frames.
-	spare []byte
-	// int64s: records write int64 values as strings (Options.Int64Strings).
-	int64s bool
+	spare      []byte // the records' decompression buffer when no frame holds it
 	// deep is set once the walk reads a nested payload or a tagged value
 	// early: then a tree's JSON is its walk again, not its replay.
 	deep bool
@@ -118,8 +102,7 @@ type walker struct {
 	preNeed bool
 	types   [8]msgType // the display types of messages read last
 	names   [8]string  // the topic names read last (topicName)
-	// recPath is how much of path is the records field's being read.
-	recPath int
+	recPath int        // how much of path is the records field's being read
 	// bound is the walk's hooks for the records reader, made once: a
 	// method value costs an allocation each time it is made.
 	bound walkHooks
@@ -146,16 +129,14 @@ func (w *walker) hooks() *walkHooks {
 // unless b is given. What w reuses (path, buffers) is kept.
 func (w *walker) init(f *Frame, s sink, o *Options, n int, b *budget.Budget) {
 	lim := o.Limits.resolve(n)
+	own := budget.Budget{}
 	if b == nil {
-		w.own = lim.budgetValue()
+		own = lim.budgetValue()
 		b = &w.own
 	}
 	*w = walker{f: f, s: s, lim: lim, b: b, nest: o.nest(), skipRecords: o.skipRecords, sizeFirst: o.sizeFirst,
-		path: w.path[:0], own: w.own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
+		path: w.path[:0], own: own, pathText: budget.PathText{Buf: w.pathText.Buf[:0]}, spare: w.spare, pre: w.pre, codes: w.codes[:0], null: w.null, payload: o.Payload,
 		int64s: o.Int64Strings, guessing: o.raw, topics: w.topics.reset(o.TopicNames), topicsRaw: o.InternalTopicsAsBytes, bound: w.bound, types: w.types, names: w.names}
-	if b != &w.own {
-		w.own = budget.Budget{}
-	}
 	w.w.List = f.Warnings[:0]
 }
 
@@ -341,7 +322,7 @@ func (w *walker) frame(b []byte, opts *Options) error {
 	if w.err == nil {
 		w.r.B = b[:end]
 		if opts.Response {
-			w.response(*opts)
+			w.response(opts)
 		} else {
 			w.request()
 		}
@@ -349,14 +330,14 @@ func (w *walker) frame(b []byte, opts *Options) error {
 		switch {
 		case cut >= 0 && w.err == nil:
 			// Everything given read cleanly, yet the size says more follows.
-			w.push("size")
+			w.at("size")
 			w.sizeBeyond(len(b), cut)
-			w.path = w.path[:0]
 		case cut >= 0:
 			w.err.Found += " (the frame is cut short: its size says " + counted(cut, "byte follows", "bytes follow") + ", " + counted(len(b)-4, "does", "do") + ", " + counted(cut-(len(b)-4), "is missing", "are missing") + ")"
 		case w.err == nil && w.r.Off < end:
 			w.fail(w.r.Off, "the end of the message", counted(end-w.r.Off, "more byte", "more bytes")+" inside the frame")
 		}
+		w.path = w.path[:0]
 	}
 	if opts.NoSizePrefix && !w.guessing {
 		if msg := sizeFits(b); msg != "" {
@@ -385,9 +366,9 @@ func (w *walker) sizePrefix(n int) (end, cut int) {
 	case int(size) > n-4 && w.sizeFirst:
 		w.sizeBeyond(n, int(size))
 	case int(size) > n-4:
-		// A frame cut short: the bytes that are there are still read,
-		// so the partial tree shows them and the error says where
-		// reading stopped, and why.
+		// A frame cut short: the bytes that are there are still read, so
+		// the partial tree shows them and the error says where and why
+		// reading stopped.
 		cut = int(size)
 	default:
 		end = 4 + int(size)
@@ -408,13 +389,12 @@ func (w *walker) sizeBeyond(n, size int) {
 func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 	f := w.f
 	if w.err != nil && w.err.Buf == 0 && end >= 4 && end < len(b) && errors.Is(w.err, wire.ErrShort) {
-		// Short of bytes inside a frame the input holds more bytes
-		// after: its size prefix is what is short (it lies, or the
-		// frame is not the only one), which the error says.
+		// Short of bytes inside a frame the input holds more bytes after:
+		// its size prefix is what is short (it lies, or the frame is not
+		// the only one).
 		w.err.Expected += " within the " + decimal(end-4) + " bytes its size prefix declares, though " + decimal(len(b)-4) + " follow it"
 	}
 	if w.err != nil && w.r.Off < len(b) {
-		// What could not be read stays visible as raw bytes.
 		start := w.r.Off
 		if w.err.Offset > start && w.err.Offset <= len(b) && w.err.Buf == 0 {
 			start = w.err.Offset
@@ -465,50 +445,42 @@ func (w *walker) request() {
 	if left < 2 {
 		w.at("header.requestApiKey")
 		w.short(start, "2 bytes for int16 (the request's API key)", counted(left, "byte left", "bytes left"))
-		w.path = w.path[:0]
 		return
 	}
 	f.APIKey = int16(uint16(w.r.B[start])<<8 | uint16(w.r.B[start+1]))
 	f.API = schema.ByKey(f.APIKey)
 	f.unread = unreadVersion
-	if left < 4 {
-		// The key but no version: the header is read as far as it goes,
-		// so the key is in the tree and the error is at the version,
-		// where it starts, as the reader's are.
-		f.HeaderVersion = 1
-		w.header(schema.RequestHeader(), 1)
-		return
-	}
-	f.Version = int16(uint16(w.r.B[start+2])<<8 | uint16(w.r.B[start+3]))
-	f.unread = 0
-	hv := int16(1)
-	if f.API != nil {
-		f.Message = f.API.Request
-		w.at("header.requestApiVersion")
-		w.pickVersion(start + 2)
-		w.path = w.path[:0]
-		if f.Message != nil {
-			hv = f.Message.HeaderVersion(f.LayoutVersion)
+	f.HeaderVersion = 1
+	// With the key but no version the header is read as far as it goes
+	// (and fails there), so the key is in the tree and the error is at
+	// the version, where it starts, as the reader's are.
+	if left >= 4 {
+		f.Version = int16(uint16(w.r.B[start+2])<<8 | uint16(w.r.B[start+3]))
+		f.unread = 0
+		if f.API != nil {
+			f.Message = f.API.Request
+			w.at("header.requestApiVersion")
+			w.pickVersion(start + 2)
+			if f.Message != nil {
+				f.HeaderVersion = f.Message.HeaderVersion(f.LayoutVersion)
+			}
 		}
 	}
-	f.HeaderVersion = hv
-	w.header(schema.RequestHeader(), hv)
+	f.Header = w.part(tree.RoleHeader, schema.RequestHeader(), f.HeaderVersion, f.HeaderVersion)
 	switch {
 	case w.err != nil:
 	case f.API == nil:
 		w.at("header.requestApiKey")
 		w.fail(start, "a known API key (0-"+decimal(int(schema.APIs()[len(schema.APIs())-1].Key))+")", decimal(int(f.APIKey)))
-		w.path = w.path[:0]
 	case f.Message != nil:
 		w.body()
 	}
 }
 
-func (w *walker) response(opts Options) {
+func (w *walker) response(opts *Options) {
 	f := w.f
 	f.APIKey, f.Version = opts.APIKey, opts.Version
-	f.API = schema.ByKey(f.APIKey)
-	if f.API == nil {
+	if f.API = schema.ByKey(f.APIKey); f.API == nil {
 		w.fail(w.r.Off, "a known API key as the hint for a response", decimal(int(f.APIKey)))
 		return
 	}
@@ -518,7 +490,7 @@ func (w *walker) response(opts Options) {
 		return
 	}
 	f.HeaderVersion = f.Message.HeaderVersion(f.LayoutVersion)
-	w.header(schema.ResponseHeader(), f.HeaderVersion)
+	f.Header = w.part(tree.RoleHeader, schema.ResponseHeader(), f.HeaderVersion, f.HeaderVersion)
 	if w.err == nil {
 		w.body()
 	}
@@ -542,13 +514,9 @@ func (w *walker) pickVersion(at int) {
 	w.consumer = consumerFieldsOf(f.APIKey, f.Response)
 }
 
-func (w *walker) header(hdr *schema.Message, hv int16) {
-	w.f.Header = w.part(tree.RoleHeader, w.typeName(hdr, hv), hdr.At(hv).Root, hv, hdr.Flexible(hv))
-}
-
 func (w *walker) body() {
 	f := w.f
-	f.Body = w.part(tree.RoleBody, w.typeName(f.Message, f.Version), f.Message.At(f.LayoutVersion).Root, f.LayoutVersion, f.Flexible)
+	f.Body = w.part(tree.RoleBody, f.Message, f.Version, f.LayoutVersion)
 }
 
 // msgType is a message's display type at a version: "ProduceRequest v9".
@@ -558,11 +526,10 @@ type msgType struct {
 	s string
 }
 
-// typeName is m's display type at version v: "ProduceRequest v9", made
-// once for the few messages and versions a decoder meets (frames'
-// headers and bodies, the messages of internal topics' records), not
-// once per frame; "" for a guess's readings, whose sink keeps no type
-// (a guess tries some 370 messages and versions, every one anew).
+// typeName is m's display type at version v, made once for the few
+// messages and versions a decoder meets, not once per frame; "" for a
+// guess's readings, whose sink keeps no type (a guess tries some 370
+// messages and versions, every one anew).
 func (w *walker) typeName(m *schema.Message, v int16) string {
 	if w.guessing {
 		return ""
@@ -578,21 +545,22 @@ func (w *walker) typeName(m *schema.Message, v int16) string {
 	return s
 }
 
-// part reads the frame's header or body (role): a struct of layout l at
-// version v, typed typ in the tree, opened and closed in the sink.
-func (w *walker) part(role tree.Role, typ string, l *schema.Layout, v int16, flex bool) *tree.Node {
+// part reads the frame's header or body (role): message m at version v,
+// read with the layout of version lv, opened and closed in the sink.
+func (w *walker) part(role tree.Role, m *schema.Message, v, lv int16) *tree.Node {
 	n := w.node()
-	n.Name, n.Role, n.Kind, n.Type = "header", role, schema.Struct, typ
+	n.Name, n.Role, n.Kind, n.Type = "header", role, schema.Struct, w.typeName(m, v)
 	if role == tree.RoleBody {
 		n.Name = "body"
 	}
-	w.v, w.flex = v, flex
+	l := m.At(lv).Root
+	w.v, w.flex = lv, m.Flexible(lv)
 	w.path = append(w.path[:0], pathSeg{n.Name, -1})
 	w.start(n)
 	w.s.begin(n, l, len(l.Fields)+1)
 	if role == tree.RoleBody && w.f.Assumed {
 		n.Flags |= tree.Assumed
-		w.warn(n, n.Start, "", "version "+decimal(int(w.f.Version))+" is newer than any known; decoded with the v"+decimal(int(v))+" layout")
+		w.warn(n, n.Start, "", "version "+decimal(int(w.f.Version))+" is newer than any known; decoded with the v"+decimal(int(lv))+" layout")
 	}
 	w.inHeader = role == tree.RoleHeader
 	w.structBody(n, l)
@@ -704,7 +672,7 @@ func (w *walker) leave() {
 // to the sink: as a leaf, or opened and closed around its children.
 func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	r := &w.r
-	n.Kind = k
+	n.Kind, n.Type = k, k.String()                      // a fixed-width kind's type is its name
 	nullable := k == f.Kind && f.Nullable.Contains(w.v) // an array's elements never are
 	compact := f.CompactAt(w.v, w.flex)
 	if compact {
@@ -712,29 +680,28 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 	}
 	switch k {
 	case schema.Bool:
-		n.Type, n.Int = "bool", int64(r.Uint8()) // 0 when the byte is missing
+		n.Int = int64(r.Uint8()) // 0 when the byte is missing
 		if n.Int > 1 {
 			w.warn(n, n.Start, "", "bool byte is "+decimal(int(n.Int))+", read as true")
 		}
 	case schema.Int8:
-		n.Type, n.Int = "int8", int64(r.Int8())
+		n.Int = int64(r.Int8())
 	case schema.Int16:
-		n.Type, n.Int = "int16", int64(r.Int16())
+		n.Int = int64(r.Int16())
 	case schema.Uint16:
-		n.Type, n.Int = "uint16", int64(r.Uint16())
+		n.Int = int64(r.Uint16())
 	case schema.Int32:
-		n.Type, n.Int = "int32", int64(r.Int32())
+		n.Int = int64(r.Int32())
 	case schema.Uint32:
-		n.Type, n.Int = "uint32", int64(r.Uint32())
+		n.Int = int64(r.Uint32())
 	case schema.Int64:
-		n.Type, n.Int = "int64", r.Int64()
+		n.Int = r.Int64()
 	case schema.Float64:
-		n.Type, n.Float = "float64", r.Float64()
-		if n.Float != n.Float {
+		if n.Float = r.Float64(); n.Float != n.Float {
 			w.nan(n)
 		}
 	case schema.UUID:
-		n.Type, n.Raw = "uuid", r.Span(16, "uuid")
+		n.Raw = r.Span(16, "uuid")
 	case schema.String, schema.Bytes, schema.Records:
 		w.lengthPrefixed(n, f, k, nullable, compact)
 		return
@@ -742,7 +709,8 @@ func (w *walker) value(n *tree.Node, f *schema.Field, k schema.Kind) {
 		w.array(n, f, nullable, compact)
 		return
 	case schema.Struct:
-		w.structValue(n, f, nullable)
+		n.Type = f.Type
+		w.structValue(n, f.Struct, nullable)
 		return
 	}
 	w.check()
@@ -780,16 +748,15 @@ func (w *walker) close(n *tree.Node) {
 	w.s.end(n)
 }
 
-func (w *walker) structValue(n *tree.Node, f *schema.Field, nullable bool) {
-	r := &w.r
-	n.Type = f.Type
+// structValue reads struct l into n, after its presence byte if nullable.
+func (w *walker) structValue(n *tree.Node, l *schema.Layout, nullable bool) {
 	if nullable {
-		marker := r.Int8()
+		marker := w.r.Int8()
 		if !w.check() {
 			w.leaf(n)
 			return
 		}
-		n.PrefixEnd = r.Off
+		n.PrefixEnd = w.r.Off
 		if marker != 1 && marker != -1 {
 			w.warn(n, n.Start, "", "struct presence byte is "+decimal(int(marker))+", not 1 or -1")
 		}
@@ -799,14 +766,20 @@ func (w *walker) structValue(n *tree.Node, f *schema.Field, nullable bool) {
 			return
 		}
 	}
-	w.s.begin(n, f.Struct, len(f.Struct.Fields)+1)
-	w.structBody(n, f.Struct)
+	w.s.begin(n, l, len(l.Fields)+1)
+	w.structBody(n, l)
 	w.close(n)
 }
 
-// typeName is the display type of a length-prefixed value (k is String,
-// Bytes or Records, the only kinds lengthPrefixed reads): constants, so
-// naming costs no allocation.
+// lengthTypes are the display types of the length-prefixed kinds, by
+// compact and nullable (typeName): constants, so naming allocates nothing.
+var lengthTypes = [...][4]string{
+	schema.String:  {"string", "nullable_string", "compact_string", "compact_nullable_string"},
+	schema.Bytes:   {"bytes", "nullable_bytes", "compact_bytes", "compact_nullable_bytes"},
+	schema.Records: {"records", "nullable_records", "compact_records", "compact_nullable_records"},
+}
+
+// typeName is the display type of a length-prefixed value of kind k.
 func typeName(k schema.Kind, compact, nullable bool) string {
 	i := 0
 	if compact {
@@ -815,34 +788,7 @@ func typeName(k schema.Kind, compact, nullable bool) string {
 	if nullable {
 		i++
 	}
-	switch k {
-	case schema.String:
-		return [...]string{"string", "nullable_string", "compact_string", "compact_nullable_string"}[i]
-	case schema.Bytes:
-		return [...]string{"bytes", "nullable_bytes", "compact_bytes", "compact_nullable_bytes"}[i]
-	}
-	return [...]string{"records", "nullable_records", "compact_records", "compact_nullable_records"}[i]
-}
-
-// length reads a length or count prefix, warning on n when a compact one
-// is not minimal.
-func (w *walker) length(n *tree.Node, compact bool, k schema.Kind) (int, bool) {
-	r := &w.r
-	if compact {
-		at := r.Off
-		u, minimal := r.UvarintMinimal()
-		if !w.check() {
-			return 0, false
-		}
-		if !minimal {
-			w.warn(n, at, "", nonMinimal(r.Off-at, uint64(u)))
-		}
-		return int(u) - 1, true
-	}
-	if k == schema.String {
-		return int(r.Int16()), w.check()
-	}
-	return int(r.Int32()), w.check()
+	return lengthTypes[k][i]
 }
 
 // maxString is the longest string Kafka reads or writes, compact or not
@@ -855,15 +801,29 @@ func nonMinimal(n int, v uint64) string {
 }
 
 // prefix reads the length or count (what) that starts n, a string,
-// bytes, records or array value; false when n is finished already: null
-// (a warning where the schema says non-nullable), negative or unreadable,
-// handed to the sink as a leaf.
+// bytes, records or array value, warning when a compact one is not
+// minimal; false when n is finished already: null (a warning where the
+// schema says non-nullable), negative or unreadable, handed to the sink
+// as a leaf.
 func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool, what string) (int, bool) {
-	pstart := w.r.Off
-	l, ok := w.length(n, compact, k)
-	n.PrefixEnd = w.r.Off
+	r := &w.r
+	pstart := r.Off
+	var l int
 	switch {
-	case !ok:
+	case compact:
+		u, minimal := r.UvarintMinimal()
+		if w.check() && !minimal {
+			w.warn(n, pstart, "", nonMinimal(r.Off-pstart, uint64(u)))
+		}
+		l = int(u) - 1
+	case k == schema.String:
+		l = int(r.Int16())
+	default:
+		l = int(r.Int32())
+	}
+	n.PrefixEnd = r.Off
+	switch {
+	case !w.check():
 	case l == -1:
 		n.Null = true
 		if !nullable {
@@ -958,9 +918,7 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 		w.path = append(w.path, pathSeg{"", i})
 		if f.Elem == schema.Struct {
 			c.Kind, c.Type = schema.Struct, f.Struct.Name
-			w.s.begin(c, f.Struct, len(f.Struct.Fields)+1)
-			w.structBody(c, f.Struct)
-			w.close(c)
+			w.structValue(c, f.Struct, false)
 		} else {
 			w.value(c, f, f.Elem)
 		}
