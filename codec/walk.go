@@ -16,8 +16,7 @@ import (
 
 // The walk: one interpreter over the schema layouts that reads a frame's
 // bytes and hands every structural step to a sink, which only keeps
-// (treeSink) or writes down (jsonSink) what it is given. The walk owns the
-// reader, path, budget, warnings, errors and the order values are read in.
+// (treeSink) or writes down (jsonSink) what it is given.
 
 // pathSeg is one step of a field path: ".name", "[idx]" when idx >= 0, or
 // a whole path that replaces what came before it: name (absPath) or, asked
@@ -57,8 +56,9 @@ type walker struct {
 	nest, skipRecords, sizeFirst bool
 	payload                      rec.PayloadFunc
 	topicsRaw, int64s            bool
-	buf                          int // the buffer nodes point into
-	nbufs                        int // buffers numbered so far: the input and the derived ones
+	// buf is the buffer nodes point into; nbufs the buffers numbered so
+	// far, the input and the derived ones.
+	buf, nbufs int
 	// nested is set while decoding a nested payload: nodes then stop at
 	// the budget's NestedNodes, and limitHit says a limit ended it.
 	nested, limitHit bool
@@ -70,14 +70,12 @@ type walker struct {
 	inHeader         bool
 	lazy             func() string // the path of a lazyPath segment
 	// dry is set while the walk reads ahead to find a tag section
-	// (prescan): nothing nested is decoded and nothing read early.
-	dry bool
-	// inTagged counts the tagged values being read: their default-ness
-	// is then wanted (lastDef).
-	inTagged int
-	lastDef  bool
-	pre      []*preFrame // the prescanned tag sections, by depth
-	null     nullSink    // what the walk reading ahead writes to
+	// (prescan): nothing nested is decoded and nothing read early. The
+	// default-ness of values (lastDef) is wanted inside inTagged of them.
+	dry, lastDef bool
+	inTagged     int
+	pre          []*preFrame // the prescanned tag sections, by depth
+	null         nullSink    // what the walk reading ahead writes to
 	// quiet walks keep no warnings (only their cost): the walk again of a
 	// frame whose warnings are known (Frame.AppendJSON). guessing walks (a
 	// guess's readings) keep a node's warnings, which weigh its reading,
@@ -179,8 +177,7 @@ func (w *walker) pop()             { w.path = w.path[:len(w.path)-1] }
 // reset.
 func (w *walker) at(p string) { w.path = append(w.path[:0], pathSeg{p, absPath}) }
 
-// fail records the walk's first error: the bytes at off are there but
-// wrong.
+// fail records the walk's first error: the bytes at off are wrong.
 func (w *walker) fail(off int, expected, found string) { w.failWith(off, expected, found, nil) }
 
 // short is fail for bytes that are missing: a length, count or size that
@@ -213,8 +210,7 @@ func shortIf(missing bool) error {
 }
 
 // check turns a reader failure into a DecodeError at the current path,
-// keeping the reader's error (and through it wire.ErrShort or
-// wire.ErrVarint) as its cause.
+// the reader's error (wire.ErrShort, wire.ErrVarint) its cause.
 func (w *walker) check() bool {
 	if w.err == nil && w.r.Err == nil {
 		return true
@@ -230,8 +226,8 @@ func (w *walker) readFailed() bool {
 	return false
 }
 
-// warn attaches msg to n and lists it at the current path (plus field, when
-// not ""), at offset off.
+// warn attaches msg to n and lists it at offset off and the current path
+// (plus field, when not "").
 func (w *walker) warn(n *tree.Node, off int, field, msg string) {
 	w.warnAt(nil, n, off, field, msg, false)
 }
@@ -394,26 +390,22 @@ func (w *walker) finish(root *tree.Node, b []byte, end int) error {
 		// the only one).
 		w.err.Expected += " within the " + decimal(end-4) + " bytes its size prefix declares, though " + decimal(len(b)-4) + " follow it"
 	}
-	if w.err != nil && w.r.Off < len(b) {
-		start := w.r.Off
+	start, name, role := end, "_trailing", tree.RoleTrailing
+	if w.err != nil {
+		start, name, role = w.r.Off, "_undecoded", tree.RoleRaw
 		if w.err.Offset > start && w.err.Offset <= len(b) && w.err.Buf == 0 {
 			start = w.err.Offset
 		}
-		if start < len(b) {
-			n := w.s.node()
-			n.Name, n.Role, n.Kind, n.Type = "_undecoded", tree.RoleRaw, schema.Bytes, "bytes"
-			n.Start, n.PrefixEnd, n.SizeEnd, n.TagEnd, n.End = start, start, start, start, len(b)
-			n.Raw = b[start:]
-			w.s.leaf(n)
-		}
-	} else if w.err == nil && end < len(b) {
+	}
+	if start < len(b) {
 		n := w.s.node()
-		n.Name, n.Role, n.Kind, n.Type = "_trailing", tree.RoleTrailing, schema.Bytes, "bytes"
-		n.Start, n.TagEnd, n.SizeEnd, n.PrefixEnd, n.End = end, end, end, end, len(b)
-		n.Raw = b[end:]
-		w.push("_trailing")
-		w.warn(n, end, "", counted(len(b)-end, "byte", "bytes")+" after the frame's declared size")
-		w.pop()
+		n.Name, n.Role, n.Kind, n.Type, n.Raw = name, role, schema.Bytes, "bytes", b[start:]
+		n.Start, n.PrefixEnd, n.SizeEnd, n.TagEnd, n.End = start, start, start, start, len(b)
+		if w.err == nil {
+			w.push(name)
+			w.warn(n, end, "", counted(len(b)-end, "byte", "bytes")+" after the frame's declared size")
+			w.pop()
+		}
 		w.s.leaf(n)
 	}
 	if !w.quiet {
