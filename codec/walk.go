@@ -106,8 +106,7 @@ type walker struct {
 	bound walkHooks
 }
 
-// walkHooks holds w's methods the records reader calls back, bound to
-// self.
+// walkHooks holds w's methods the records reader calls back, bound once.
 type walkHooks struct {
 	self  *walker
 	data  func(name string, version int16, buf []byte, bufIdx, start, end int, path string) (*tree.Node, error)
@@ -173,8 +172,7 @@ func (w *walker) pathWith(field string) string {
 func (w *walker) push(name string) { w.path = append(w.path, pathSeg{name, -1}) }
 func (w *walker) pop()             { w.path = w.path[:len(w.path)-1] }
 
-// at makes the path the whole of p (a header field, say) until the next
-// reset.
+// at makes p the whole path (a header field, say) until the next reset.
 func (w *walker) at(p string) { w.path = append(w.path[:0], pathSeg{p, absPath}) }
 
 // fail records the walk's first error: the bytes at off are wrong.
@@ -192,8 +190,7 @@ func (w *walker) failWith(off int, expected, found string, cause error) {
 	}
 }
 
-// overLimit fails at off for the MaxNodes limit: found says what more was
-// wanted.
+// overLimit fails at off for the MaxNodes limit; found is what more was wanted.
 func (w *walker) overLimit(off int, found string) {
 	if w.err == nil {
 		w.limitHit = true
@@ -263,8 +260,7 @@ func (w *walker) charge() {
 	}
 }
 
-// node charges a node and returns it from the sink, placed in the
-// current buffer.
+// node charges a node and returns it from the sink, in the current buffer.
 func (w *walker) node() *tree.Node {
 	w.b.Nodes++ // charge, written out: this is the walk's commonest step
 	if w.b.Nodes > w.nodeLimit() {
@@ -644,8 +640,7 @@ func (w *walker) noteField(c *tree.Node, f *schema.Field) {
 	}
 }
 
-// noteCode keeps error code c (at path), read by a JSON writer, for
-// Frame.ErrorCodes.
+// noteCode keeps error code c at path for Frame.ErrorCodes.
 func (w *walker) noteCode(c *tree.Node, path string) {
 	code := int16(c.Int)
 	w.codes = append(w.codes, ErrorCode{Path: path, Code: code, Name: schema.ErrorName(code)})
@@ -764,23 +759,11 @@ func (w *walker) structValue(n *tree.Node, l *schema.Layout, nullable bool) {
 }
 
 // lengthTypes are the display types of the length-prefixed kinds, by
-// compact and nullable (typeName): constants, so naming allocates nothing.
+// compact (+2) and nullable (+1): constants, so naming allocates nothing.
 var lengthTypes = [...][4]string{
 	schema.String:  {"string", "nullable_string", "compact_string", "compact_nullable_string"},
 	schema.Bytes:   {"bytes", "nullable_bytes", "compact_bytes", "compact_nullable_bytes"},
 	schema.Records: {"records", "nullable_records", "compact_records", "compact_nullable_records"},
-}
-
-// typeName is the display type of a length-prefixed value of kind k.
-func typeName(k schema.Kind, compact, nullable bool) string {
-	i := 0
-	if compact {
-		i += 2
-	}
-	if nullable {
-		i++
-	}
-	return lengthTypes[k][i]
 }
 
 // maxString is the longest string Kafka reads or writes, compact or not
@@ -792,11 +775,10 @@ func nonMinimal(n int, v uint64) string {
 	return "non-minimal varint: " + decimal(n) + " bytes for a value that needs " + decimal(wire.UvarintLen(v))
 }
 
-// prefix reads the length or count (what) that starts n, a string,
-// bytes, records or array value, warning when a compact one is not
-// minimal; false when n is finished already: null (a warning where the
-// schema says non-nullable), negative or unreadable, handed to the sink
-// as a leaf.
+// prefix reads the length or count (what) starting n, a string, bytes,
+// records or array value (warning on a compact one not minimal); false
+// when n is finished already, handed to the sink as a leaf: null (a
+// warning where the schema says non-nullable), negative or unreadable.
 func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool, what string) (int, bool) {
 	r := &w.r
 	pstart := r.Off
@@ -832,7 +814,14 @@ func (w *walker) prefix(n *tree.Node, compact bool, k schema.Kind, nullable bool
 
 func (w *walker) lengthPrefixed(n *tree.Node, f *schema.Field, k schema.Kind, nullable, compact bool) {
 	r := &w.r
-	n.Type = typeName(k, compact, nullable)
+	i := 0
+	if compact {
+		i += 2
+	}
+	if nullable {
+		i++
+	}
+	n.Type = lengthTypes[k][i]
 	pstart := r.Off
 	l, ok := w.prefix(n, compact, k, nullable, "length")
 	if !ok {
@@ -922,9 +911,8 @@ func (w *walker) array(n *tree.Node, f *schema.Field, nullable, compact bool) {
 	w.close(n)
 }
 
-// numbersSize is the size of an element of array field f when its
-// elements are fixed-size integers, which sinks take in one step (numbers);
-// else 0.
+// numbersSize is the element size of array field f when its elements are
+// fixed-size integers, which sinks take in one step (numbers); else 0.
 func numbersSize(f *schema.Field) int {
 	if f == nil || f.Elem == schema.UUID || f.Elem == schema.Float64 || f.Elem == schema.Bool {
 		return 0
