@@ -141,15 +141,10 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 		return
 	}
 	p := s.top()
-	out, mark := p.out, p.out.Mark() // before the key, to drop it whole
-	switch p.kind {
-	case levelArray: // an element: no key, never tagged
-		p.kids++
-	case levelSection:
-		out = s.place(n)
+	mark := p.out.Mark() // before the key, to drop it whole
+	out := s.place(n)
+	if out != p.out {
 		mark = out.Mark() // in the tag frame's writer
-	default:
-		out = s.place(n)
 	}
 	// The level knows its struct by position: start is where its value
 	// starts in whichever writer holds it.
@@ -265,23 +260,28 @@ func (s *jsonSink) tagged(lv *jsonLevel) {
 	w.EndArray()
 }
 
+// leaf writes n where it belongs, and gives it back.
 func (s *jsonSink) leaf(n *tree.Node) {
-	p := &s.levels[len(s.levels)-1]
+	p := s.top()
 	switch {
-	case n.Flags&(tree.Tagged|tree.Broken) != 0:
-		s.write(n)
-	case p.kind == levelObject && n.Role == tree.RoleField && n.Field != nil:
-		// The commonest steps, written out: an untagged field's value,
+	case n.Flags&(tree.Tagged|tree.Broken) == 0 && p.kind == levelObject && n.Role == tree.RoleField && n.Field != nil:
+		// The commonest step, written out: an untagged field's value.
 		p.kids++
 		p.out.Key(n.Field.JSON)
 		s.value(p.out, n)
-	case p.kind == levelArray && n.Role == tree.RoleElement:
-		// and an element's.
+	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing || n.Role == tree.RoleTags:
+	case n.Role == tree.RoleUnknownTag:
+		tf := s.tagFrame(&s.levels[len(s.levels)-2])
+		tf.unknown = append(tf.unknown, unknownTag{tag: n.Int, raw: n.Raw})
+	case p.kind == levelSection && n.Flags&tree.Tagged == 0:
+		// a tag whose header could not be read
+	case n.Flags&tree.Broken != 0:
 		p.kids++
-		s.value(p.out, n)
-		s.out.Flush(false)
 	default:
-		s.write(n)
+		out := s.place(n)
+		start := len(out.B)
+		s.value(out, n)
+		s.written(n, out, start)
 	}
 	s.give(n)
 }
@@ -308,28 +308,6 @@ func (s *jsonSink) flatElement(n *tree.Node) bool {
 	out.EndObject()
 	s.out.Flush(false)
 	return true
-}
-
-// write writes leaf n where it belongs.
-func (s *jsonSink) write(n *tree.Node) {
-	p := s.top()
-	switch {
-	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing || n.Role == tree.RoleTags:
-		return
-	case n.Role == tree.RoleUnknownTag:
-		tf := s.tagFrame(&s.levels[len(s.levels)-2])
-		tf.unknown = append(tf.unknown, unknownTag{tag: n.Int, raw: n.Raw})
-		return
-	case p.kind == levelSection && n.Flags&tree.Tagged == 0:
-		return // a tag whose header could not be read
-	case n.Flags&tree.Broken != 0:
-		p.kids++
-		return
-	}
-	out := s.place(n)
-	start := len(out.B)
-	s.value(out, n)
-	s.written(n, out, start)
 }
 
 // value writes the value of leaf n: the one formatter of each kind.
