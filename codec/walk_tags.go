@@ -46,13 +46,11 @@ func (pf *preFrame) find(tag uint32) int {
 func needsPrescan(l *schema.Layout, v int16) bool {
 	tagged := false
 	for i := range l.Fields {
-		f := &l.Fields[i]
-		if !f.Versions.Contains(v) {
-			continue
-		}
-		if f.IsTagged(v) {
+		switch f := &l.Fields[i]; {
+		case !f.Versions.Contains(v):
+		case f.IsTagged(v):
 			tagged = true
-		} else if tagged {
+		case tagged:
 			return true
 		}
 	}
@@ -271,9 +269,8 @@ func (w *walker) taggedValue(c *tree.Node, f *schema.Field, end int) bool {
 	return def
 }
 
-// tagCount reads the count of the tagged-field section t (whose Start is
-// set), warning when it is not minimal; false when the bytes fail or
-// cannot hold that many fields.
+// tagCount reads the count of section t (whose Start is set), warning
+// when it is not minimal; false when the bytes fail or cannot hold it.
 func (w *walker) tagCount(t *tree.Node) (int, bool) {
 	r := &w.r
 	count, minimal := r.UvarintMinimal()
@@ -291,10 +288,11 @@ func (w *walker) tagCount(t *tree.Node) (int, bool) {
 	return int(count), true
 }
 
-// tagHeader reads one tagged field's tag and size into c and finds its field in l at this version (nil: an unknown tag),
-// with the warnings a section gives: a tag or size not minimal, a tag out
-// of order (last is the one before, updated). false, with c.End set, when
-// the bytes fail or the size passes them.
+// tagHeader reads one tagged field's tag and size into c and finds its
+// field in l at this version (nil: an unknown tag), with the warnings a
+// section gives: a tag or size not minimal, a tag out of order (last is
+// the one before, updated). false, with c.End set, when the bytes fail or
+// the size passes them.
 func (w *walker) tagHeader(c *tree.Node, l *schema.Layout, last *int64) (*schema.Field, int, bool) {
 	r := &w.r
 	c.Start = r.Off
