@@ -62,12 +62,6 @@ func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 	s.end(n)
 }
 
-// plainField reports whether c is an untagged field's value the walk
-// handed over whole.
-func plainField(c *tree.Node) bool {
-	return c.Role == tree.RoleField && c.Flags&tree.Tagged == 0 && c.Field != nil && (c.Kind < schema.Struct || c.Null)
-}
-
 // layoutOf is the layout of struct c, a child of p.
 func (f *Frame) layoutOf(c, p *tree.Node) *schema.Layout {
 	switch {

@@ -283,7 +283,8 @@ func (s *jsonSink) leaf(n *tree.Node) {
 // no level is opened for it. false: nothing is written.
 func (s *jsonSink) flatElement(n *tree.Node) bool {
 	for _, c := range n.Children {
-		if !plainField(c) && (c.Role != tree.RoleTags || len(c.Children) > 0) {
+		plain := c.Role == tree.RoleField && c.Flags&tree.Tagged == 0 && c.Field != nil && (c.Kind < schema.Struct || c.Null)
+		if !plain && (c.Role != tree.RoleTags || len(c.Children) > 0) {
 			return false
 		}
 	}
