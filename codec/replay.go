@@ -38,46 +38,28 @@ func (f *Frame) replayJSON(dst []byte) []byte {
 }
 
 // replay hands n and the nodes under it to s as the walk did; l is n's
-// layout when n is a struct. The nodes are the tree's, not the sink's
-// scratch: none is given back.
+// layout when n is a struct. The nodes are the tree's: the sink's scratch
+// holds none, so giving them back does nothing.
 func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 	if n.Role == tree.RoleElement && n.Kind == schema.Struct && s.flatElement(n) {
 		return
 	}
 	s.begin(n, l, 0)
-	k := len(s.levels) - 1 // n's level
-	obj := s.levels[k].kind == levelObject
 	for _, c := range n.Children {
 		switch {
-		case obj && plainField(c):
-			// The commonest step, written out: an untagged field's value.
-			p := &s.levels[k]
-			p.kids++
-			p.out.Key(c.Field.JSON)
-			s.value(p.out, c)
-		case c.Role == tree.RoleTags:
-			if len(c.Children) > 0 { // an empty section writes nothing
-				f.replay(s, c, nil)
-			}
-		case c.Kind == schema.Struct && !c.Null:
+		case c.Null || c.Kind < schema.Struct && c.Role != tree.RoleTags:
+			s.leaf(c) // the walk handed it over whole
+		case c.Kind == schema.Struct:
 			f.replay(s, c, f.layoutOf(c, n))
-		case c.Kind == schema.Array && !c.Null && numbersSize(c.Field) > 0:
+		case c.Kind == schema.Array && numbersSize(c.Field) > 0:
 			// Fixed-size integers, handed over at once as the walk does.
 			count, size := len(c.Children), numbersSize(c.Field)
 			s.numbers(c, c.Field.Elem, f.Buffers[c.Buf][c.PrefixEnd:c.PrefixEnd+size*count], count)
-		case c.Kind == schema.Array && !c.Null:
+		default: // an array, a tag section
 			f.replay(s, c, nil)
-		default:
-			s.write(c) // the walk handed it over whole
 		}
 	}
-	s.close(n)
-}
-
-// plainField reports whether c is an untagged field's value the walk
-// handed over whole.
-func plainField(c *tree.Node) bool {
-	return c.Role == tree.RoleField && c.Flags&tree.Tagged == 0 && c.Field != nil && (c.Kind < schema.Struct || c.Null)
+	s.end(n)
 }
 
 // layoutOf is the layout of struct c, a child of p.

@@ -19,10 +19,9 @@ type sink interface {
 	// scratch that is reused once handed back.
 	node() *tree.Node
 	// begin opens n (the frame, header, body, a struct or array value, a
-	// tag section, bytes read as a data message); l is its layout when it
-	// is a struct, hint how many children to expect.
+	// tag section, bytes read as a data message), end closes it; l is its
+	// layout when it is a struct, hint how many children to expect.
 	begin(n *tree.Node, l *schema.Layout, hint int)
-	// end closes n.
 	end(n *tree.Node)
 	// leaf hands over n, a value with no children of its own (or one the
 	// walk could not read: Broken).
@@ -35,8 +34,7 @@ type sink interface {
 	// buffers the records numbered and the records' error.
 	records(n *tree.Node, b []byte, o rec.Options) (int, error)
 	// attach hands over h, the section's node of a tagged value read
-	// early (at its declared place) into early, now that the walk has
-	// reached it in its tag section.
+	// early into early, now that the walk has reached its section.
 	attach(h, early *tree.Node)
 	// mark, commit and rollback bracket a reading that may be dropped:
 	// rollback forgets what the sink was handed since mark.

@@ -13,10 +13,9 @@ import (
 
 // jsonSink writes value JSON as the walk goes, keeping no tree: each node
 // is scratch, reused once handed back. Tagged values read in their
-// section are kept (they are small: never records) until their struct
-// ends, then written in declared order; those read early are written
-// where they stand. Output is flushed between array elements and records,
-// so a big frame streams.
+// section (small: never records) are kept until their struct ends, then
+// written in declared order; those read early are written where they
+// stand. Output is flushed between array elements and records.
 type jsonSink struct {
 	scratch
 	w       *walker
@@ -79,12 +78,12 @@ func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 }
 
 // resetBare readies s to write one value alone, in the default form, with
-// no envelope and no head, inside an open level of kind (levelObject,
-// levelArray) writing to out: a data message for codec/storage, an
-// internal topic's record part for kwire log.
+// no envelope, inside an open level of kind (levelObject, levelArray)
+// writing to out: a data message for codec/storage, an internal topic's
+// record part for kwire log.
 func (s *jsonSink) resetBare(w *walker, out *jsontext.Writer, kind uint8) {
 	s.reset(w, out, &Options{})
-	s.bare, s.head = true, true
+	s.bare = true
 	s.levels = append(s.levels, jsonLevel{kind: kind, out: out})
 }
 
@@ -108,12 +107,11 @@ func (s *jsonSink) tagFrame(lv *jsonLevel) *tagFrame {
 // place readies the writer for n's value inside the open level, and
 // returns it: its key, or its place in its struct's tag frame.
 func (s *jsonSink) place(n *tree.Node) *jsontext.Writer {
-	p := &s.levels[len(s.levels)-1]
+	p := s.top()
 	p.kids++
 	switch {
 	case p.kind == levelSection:
-		st := &s.levels[len(s.levels)-2]
-		tf := s.tagFrame(st)
+		tf := s.tagFrame(&s.levels[len(s.levels)-2])
 		tf.w.Fresh()
 		return &tf.w
 	case p.kind == levelArray:
@@ -141,15 +139,10 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 		return
 	}
 	p := s.top()
-	out, mark := p.out, p.out.Mark() // before the key, to drop it whole
-	switch p.kind {
-	case levelArray: // an element: no key, never tagged
-		p.kids++
-	case levelSection:
-		out = s.place(n)
+	mark := p.out.Mark() // before the key, to drop it whole
+	out := s.place(n)
+	if out != p.out {
 		mark = out.Mark() // in the tag frame's writer
-	default:
-		out = s.place(n)
 	}
 	// The level knows its struct by position: start is where its value
 	// starts in whichever writer holds it.
@@ -165,13 +158,9 @@ func (s *jsonSink) begin(n *tree.Node, l *schema.Layout, _ int) {
 
 func (s *jsonSink) top() *jsonLevel { return &s.levels[len(s.levels)-1] }
 
+// end closes n's level. n is given back first: nothing here takes a node.
 func (s *jsonSink) end(n *tree.Node) {
-	s.close(n)
 	s.give(n)
-}
-
-// close ends the open level of n.
-func (s *jsonSink) close(n *tree.Node) {
 	k := len(s.levels) - 1
 	lv := &s.levels[k]
 	s.levels = s.levels[:k] // lv stays readable: nothing is appended before it is done with
@@ -198,11 +187,9 @@ func (s *jsonSink) close(n *tree.Node) {
 	s.written(n, lv.out, int(lv.start))
 }
 
-// written ends n's value, written to out from start inside the open
-// level. A tagged value is noted in its struct's tag frame: written in
-// place (early), or in the frame, unless the section held the field
-// already (only the first occurrence counts). Output may flush after an
-// array element.
+// written ends n's value, written to out from start. A tagged value is
+// noted in its struct's tag frame: written in place (early), or in the
+// frame unless the section held the field already (the first counts).
 func (s *jsonSink) written(n *tree.Node, out *jsontext.Writer, start int) {
 	if n.Flags&tree.Tagged != 0 && len(s.levels) > 0 {
 		st := s.top()
@@ -265,23 +252,28 @@ func (s *jsonSink) tagged(lv *jsonLevel) {
 	w.EndArray()
 }
 
+// leaf writes n where it belongs, and gives it back.
 func (s *jsonSink) leaf(n *tree.Node) {
-	p := &s.levels[len(s.levels)-1]
+	p := s.top()
 	switch {
-	case n.Flags&(tree.Tagged|tree.Broken) != 0:
-		s.write(n)
-	case p.kind == levelObject && n.Role == tree.RoleField && n.Field != nil:
-		// The commonest steps, written out: an untagged field's value,
+	case n.Flags&(tree.Tagged|tree.Broken) == 0 && p.kind == levelObject && n.Role == tree.RoleField && n.Field != nil:
+		// The commonest step, written out: an untagged field's value.
 		p.kids++
 		p.out.Key(n.Field.JSON)
 		s.value(p.out, n)
-	case p.kind == levelArray && n.Role == tree.RoleElement:
-		// and an element's.
+	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing || n.Role == tree.RoleTags:
+	case n.Role == tree.RoleUnknownTag:
+		tf := s.tagFrame(&s.levels[len(s.levels)-2])
+		tf.unknown = append(tf.unknown, unknownTag{tag: n.Int, raw: n.Raw})
+	case p.kind == levelSection && n.Flags&tree.Tagged == 0:
+		// a tag whose header could not be read
+	case n.Flags&tree.Broken != 0:
 		p.kids++
-		s.value(p.out, n)
-		s.out.Flush(false)
 	default:
-		s.write(n)
+		out := s.place(n)
+		start := len(out.B)
+		s.value(out, n)
+		s.written(n, out, start)
 	}
 	s.give(n)
 }
@@ -291,7 +283,8 @@ func (s *jsonSink) leaf(n *tree.Node) {
 // no level is opened for it. false: nothing is written.
 func (s *jsonSink) flatElement(n *tree.Node) bool {
 	for _, c := range n.Children {
-		if !plainField(c) && (c.Role != tree.RoleTags || len(c.Children) > 0) {
+		plain := c.Role == tree.RoleField && c.Flags&tree.Tagged == 0 && c.Field != nil && (c.Kind < schema.Struct || c.Null)
+		if !plain && (c.Role != tree.RoleTags || len(c.Children) > 0) {
 			return false
 		}
 	}
@@ -308,28 +301,6 @@ func (s *jsonSink) flatElement(n *tree.Node) bool {
 	out.EndObject()
 	s.out.Flush(false)
 	return true
-}
-
-// write writes leaf n where it belongs.
-func (s *jsonSink) write(n *tree.Node) {
-	p := s.top()
-	switch {
-	case n.Role == tree.RoleSize || n.Role == tree.RoleRaw || n.Role == tree.RoleTrailing || n.Role == tree.RoleTags:
-		return
-	case n.Role == tree.RoleUnknownTag:
-		tf := s.tagFrame(&s.levels[len(s.levels)-2])
-		tf.unknown = append(tf.unknown, unknownTag{tag: n.Int, raw: n.Raw})
-		return
-	case p.kind == levelSection && n.Flags&tree.Tagged == 0:
-		return // a tag whose header could not be read
-	case n.Flags&tree.Broken != 0:
-		p.kids++
-		return
-	}
-	out := s.place(n)
-	start := len(out.B)
-	s.value(out, n)
-	s.written(n, out, start)
 }
 
 // value writes the value of leaf n: the one formatter of each kind.
@@ -402,8 +373,7 @@ func (s *jsonSink) attach(h, _ *tree.Node) { s.give(h) }
 
 func (s *jsonSink) mark() sinkMark {
 	lv := s.top()
-	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, out: lv.out.Mark()}
-	m.found = -1 // no tag frame yet
+	m := sinkMark{depth: len(s.levels), kids: int(lv.kids), pool: s.n, frames: s.nframe, out: lv.out.Mark(), found: -1} // found -1: no tag frame yet
 	if lv.tf != nil {
 		m.found, m.unknown = len(lv.tf.found), len(lv.tf.unknown)
 	}

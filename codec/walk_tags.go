@@ -9,20 +9,17 @@ import (
 )
 
 // Tagged fields travel in a section at the end of their struct but stand
-// at their declared place in value JSON. Most layouts declare every
-// tagged field after every untagged one, so the section is read where it
-// lies and a sink that writes in declared order keeps its values until
-// the struct ends. Six layouts declare a tagged field before an untagged
-// one (FetchRequest and Fetch partitions at v12+, UpdateMetadata v8,
-// CreateTopics results v5, FetchSnapshot): there the walk first reads
-// ahead to the section (prescan: the walk itself, dry, with nothing
-// nested decoded and everything it spent given back), then reads each
-// such tagged value at its declared place (early). What an early value
-// costs (its nodes, its warnings) is set aside and spent when the walk
-// reaches the section, where it lies, so the budget and the warnings'
-// document order are those of the bytes; a value that would pass
-// MaxNodes there is read again there, to fail where it lies. A value
-// that fails early is dropped: the section meets the failure.
+// at their declared place in value JSON. Most layouts declare them after
+// every untagged field: the section is read where it lies, and a sink
+// writing in declared order keeps its values until the struct ends. Six
+// layouts declare one before an untagged field (FetchRequest and Fetch
+// partitions at v12+, UpdateMetadata v8, CreateTopics results v5,
+// FetchSnapshot): there the walk first reads ahead, dry, to the section
+// (prescan), then reads each such value at its declared place (early).
+// What an early value costs (nodes, warnings) is spent where the section
+// lies, so the budget and the warnings' order are the bytes'; a value
+// that would pass MaxNodes there is read again there, to fail where it
+// lies. A value that fails early is dropped: the section meets the failure.
 
 // preFrame is one prescanned tag section: its tags, first occurrences.
 type preFrame struct {
@@ -34,8 +31,7 @@ type preFrame struct {
 type preTag struct {
 	tag                         uint32
 	start, tagEnd, sizeEnd, end int
-	done                        bool       // read early, at its declared place
-	node                        *tree.Node // what it was read into
+	node                        *tree.Node // what it was read into early, at its declared place
 	warnings                    []Warning  // its value's, for the section's place
 	nodes                       int        // what its value spent, for the section's place
 }
@@ -50,25 +46,21 @@ func (pf *preFrame) find(tag uint32) int {
 func needsPrescan(l *schema.Layout, v int16) bool {
 	tagged := false
 	for i := range l.Fields {
-		f := &l.Fields[i]
-		if !f.Versions.Contains(v) {
-			continue
-		}
-		if f.IsTagged(v) {
+		switch f := &l.Fields[i]; {
+		case !f.Versions.Contains(v):
+		case f.IsTagged(v):
 			tagged = true
-		} else if tagged {
+		case tagged:
 			return true
 		}
 	}
 	return false
 }
 
-// prescan reads ahead over the struct at the reader (its untagged
-// fields, with nothing nested decoded) to its tag section and lists the
-// tags there, first occurrences only. Everything the reading ahead spent
-// or said is given back. nil when the struct does not read that far: its
-// tagged fields are then read where they lie (the walk meets the failure
-// itself).
+// prescan reads ahead over the struct's untagged fields, with nothing
+// nested decoded, to its tag section and lists the tags there (first
+// occurrences), giving back all it spent or said. nil when the struct
+// does not read that far: its tagged values are then read where they lie.
 func (w *walker) prescan(l *schema.Layout) *preFrame {
 	for len(w.pre) <= w.depth {
 		w.pre = append(w.pre, new(preFrame))
@@ -79,7 +71,6 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 	budget := *w.b
 	mark := w.w.Mark()
 	w.dry, w.s = true, &w.null
-	ok := true
 	for i := range l.Fields {
 		f := &l.Fields[i]
 		if !f.Versions.Contains(w.v) || f.IsTagged(w.v) {
@@ -90,13 +81,10 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 		w.start(c)
 		w.value(c, f, f.Kind)
 		if w.err != nil {
-			ok = false
 			break
 		}
 	}
-	if ok {
-		ok = w.scanSection(l, pf)
-	}
+	ok := w.err == nil && w.scanSection(l, pf)
 	w.w.Truncate(mark)
 	*w.b = budget
 	path, pathText := w.path, w.pathText
@@ -108,15 +96,13 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 	return pf
 }
 
-// scanSection lists in pf the tags of the section at the reader, first
-// occurrences only, read as the walk reads a section (tagCount,
-// tagHeader) into a scratch node that counts nothing.
+// scanSection lists in pf the tags of the section at the reader, read as
+// the walk reads a section into a scratch node that counts nothing.
 func (w *walker) scanSection(l *schema.Layout, pf *preFrame) bool {
 	c := w.null.take()
 	count, ok := w.tagCount(c)
 	last := int64(-1)
 	for i := 0; ok && i < count; i++ {
-		c.Start = w.r.Off
 		var size int
 		if _, size, ok = w.tagHeader(c, l, &last); ok && pf.find(uint32(c.Tag)) < 0 {
 			pf.tags = append(pf.tags, preTag{tag: uint32(c.Tag), start: c.Start, tagEnd: c.TagEnd, sizeEnd: c.SizeEnd, end: w.r.Off + size})
@@ -128,10 +114,8 @@ func (w *walker) scanSection(l *schema.Layout, pf *preFrame) bool {
 
 // earlyTag reads tagged field f at its declared place when the
 // prescanned section holds it; false when it was read and does not hold
-// its default. Nothing is spent here: what the value costs is measured,
-// given back and kept for the section's place. A value that fails is
-// dropped (the section, read in order, meets the failure where it lies).
-// (The tagged fields these layouts declare early hold no records or
+// its default. What the value costs is measured, given back and kept for
+// the section's place. (These early fields hold no records or
 // consumer-protocol bytes, whose own limits would see the early count:
 // TestOutOfOrderTaggedNothingNested.)
 func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
@@ -164,7 +148,7 @@ func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
 	w.s.commit(m)
 	p.warnings = append(p.warnings[:0], w.w.List[mark:]...)
 	w.w.Truncate(mark)
-	p.node, p.done = c, true
+	p.node = c
 	return def
 }
 
@@ -196,13 +180,12 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 	for i := 0; i < count && w.err == nil; i++ {
 		var p *preTag // the tag as prescanned, when it was read early
 		if pf != nil && pi < len(pf.tags) && pf.tags[pi].start == r.Off {
-			if pf.tags[pi].done {
+			if pf.tags[pi].node != nil {
 				p = &pf.tags[pi]
 			}
 			pi++
 		}
 		c := w.node()
-		c.Start = r.Off
 		f, size, ok := w.tagHeader(c, l, &last)
 		switch {
 		case !ok: // the walk's error ends the section
@@ -286,9 +269,8 @@ func (w *walker) taggedValue(c *tree.Node, f *schema.Field, end int) bool {
 	return def
 }
 
-// tagCount reads the count of the tagged-field section t (whose Start is
-// set), warning when it is not minimal; false when the bytes fail or
-// cannot hold that many fields.
+// tagCount reads the count of section t (whose Start is set), warning
+// when it is not minimal; false when the bytes fail or cannot hold it.
 func (w *walker) tagCount(t *tree.Node) (int, bool) {
 	r := &w.r
 	count, minimal := r.UvarintMinimal()
@@ -306,13 +288,14 @@ func (w *walker) tagCount(t *tree.Node) (int, bool) {
 	return int(count), true
 }
 
-// tagHeader reads one tagged field's tag and size into c (whose Start is
-// set) and finds its field in l at this version (nil: an unknown tag),
-// with the warnings a section gives: a tag or size not minimal, a tag out
-// of order (last is the one before, updated). false, with c.End set, when
-// the bytes fail or the size passes them.
+// tagHeader reads one tagged field's tag and size into c and finds its
+// field in l at this version (nil: an unknown tag), with the warnings a
+// section gives: a tag or size not minimal, a tag out of order (last is
+// the one before, updated). false, with c.End set, when the bytes fail or
+// the size passes them.
 func (w *walker) tagHeader(c *tree.Node, l *schema.Layout, last *int64) (*schema.Field, int, bool) {
 	r := &w.r
+	c.Start = r.Off
 	tag, tagMin := r.UvarintMinimal()
 	c.TagEnd = r.Off
 	size, sizeMin := r.UvarintMinimal()
