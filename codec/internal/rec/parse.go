@@ -7,11 +7,10 @@ const nonMinimal = "non-minimal varint"
 // varField is a varint-framed part of a record: [at, at+n) holds the
 // varint, and for keys, values and header parts the data follows.
 type varField struct {
-	at, n int
-	v     int64
-	canon bool
-	null  bool
-	raw   []byte
+	at, n       int
+	v           int64
+	canon, null bool
+	raw         []byte
 }
 
 func (f *varField) end() int { return f.at + f.n + len(f.raw) }
@@ -26,18 +25,17 @@ type recHeader struct {
 // recParse is one record read from the bytes before any node or JSON is
 // made of it.
 type recParse struct {
-	p, rend int
-	length  varField
-	stage   int // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
-	attr    int8
-	tsd, od varField
-	key     varField
-	val     varField
-	hc      varField
-	hdrs    []recHeader // the headers read; with hdrFail, the last may lack its value
-	hdrFail bool
-	q       int    // where reading stopped
-	fail    string // why the record is cut short, or ""
+	p, rend  int
+	length   varField
+	stage    int // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
+	attr     int8
+	tsd, od  varField
+	key, val varField
+	hc       varField    // the header count
+	hdrs     []recHeader // the headers read; with hdrFail, the last may lack its value
+	hdrFail  bool
+	q        int    // where reading stopped
+	fail     string // why the record is cut short, or ""
 }
 
 // The stages of a record: what was read, in order, and the index of its

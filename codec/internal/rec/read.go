@@ -13,13 +13,11 @@ import (
 	"github.com/kwire/kwire/internal/decompress"
 )
 
-// The reader: one walk over a records payload (entries, the records of a
-// batch, the message set inside a wrapper), which checks, charges the
-// budget and says every warning once, and hands each unit to a sink: the
-// tree builder (treeSink) or the JSON writer (jsonSink). A unit is read
-// into a small struct first (recParse, msgParse, batchCtx), so both sinks
-// see the same values, and a record is taken only when all it costs
-// (recordParts) fits the budget.
+// The reader: one walk over a records payload, which checks, charges the
+// budget and says every warning once, handing each unit to a sink (the
+// tree builder treeSink or the JSON writer jsonSink). A unit is read into
+// a small struct first (recParse, msgParse, batchCtx), so both sinks see
+// the same values; a record is taken only when all it costs fits.
 
 // sink is what the reader hands its units to. Methods that make a unit
 // return its node, or nil when the sink keeps no tree; the reader hangs
@@ -66,8 +64,7 @@ type sink interface {
 	flush()
 }
 
-// hdrField is a fixed-width field of a batch's or legacy message's
-// header.
+// hdrField is a fixed-width field of a batch's or message's header.
 type hdrField struct {
 	name string
 	kind schema.Kind
@@ -257,11 +254,10 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 	return d.s.inflated(n, out, ibi, codec), out, ibi, true
 }
 
-// leftCompressed says that node n's compressed records (a batch's, or a
-// legacy wrapper's value: field "value"), at bi, at, stay compressed, a
-// limit being reached, and tells the sink. The frame's first such warning
-// tells every one after it, as cut does: a Fetch response of 50 MB of
-// snappy batches through kwire proxy passed the 32 MiB MaxDecompressed
+// leftCompressed says node n's compressed records (a batch's, or a
+// wrapper's value: field "value") stay compressed, a limit being reached,
+// and tells the sink. The frame's first such warning tells every one after
+// it (fold): 50 MB of snappy batches passed the 32 MiB MaxDecompressed
 // limit in some thirty batches, a warning each.
 func (d *decoder) leftCompressed(n *tree.Node, bi, at int, field, msg string) {
 	kind := "batches"
@@ -303,13 +299,13 @@ func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) st
 
 // both is " a and b", or the one of them whose count (n, m) is not 0.
 func both(n int, a string, m int, b string) string {
-	switch {
-	case n > 0 && m > 0:
-		return " " + a + " and " + b
-	case n > 0:
+	if n == 0 {
+		return " " + b
+	}
+	if m == 0 {
 		return " " + a
 	}
-	return " " + b
+	return " " + a + " and " + b
 }
 
 // place is where warning w is: its offset, and its buffer when derived.
@@ -367,11 +363,10 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 }
 
 // cut ends a list of entries or records (what) the MaxNodes limit cut at
-// p, item idx: the bytes left as one raw node, with a limit warning. The
-// frame's first cut is the warning of every cut after it (fold):
-// once the limit is reached, every records field after it may be cut (a
-// Fetch response of 5,000 partitions, at the browser's limit, was 2,471
-// warnings alike), and one warning says how many and where they end.
+// p, item idx: the bytes left as one raw node, with a limit warning,
+// folded into the frame's first (fold): past the limit every records field
+// may be cut (a Fetch response of 5,000 partitions, at the browser's
+// limit, was 2,471 warnings alike).
 func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
 	raw := d.s.raw(b, bi, p, end, what == "records")
@@ -379,10 +374,8 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"
 	if d.b.NestedNodes < d.b.MaxNodes {
 		// The frame's walk keeps a share of the limit for its own fields
-		// after the records (codec's reserveNested): the records stop at
-		// the rest, and the frame ends with fewer nodes than the limit,
-		// which is said, or a count of the tree beside the limit puzzles;
-		// so is a limit too small to leave records any room.
+		// after the records (codec's reserveNested), so the frame ends with
+		// fewer nodes than the limit: said, or a count beside it puzzles.
 		if d.b.NestedNodes > 0 {
 			msg += " for records (they may take " + itoa(d.b.NestedNodes) + " nodes; the rest is kept for the frame's own fields after them and a margin)"
 		} else {
@@ -405,23 +398,20 @@ type recView struct {
 	cv                controlVal
 	data              *tree.Node // a KRaft control value's data message, when it read
 	hook              hooked     // what Options.Payload reads
-	// The nodes up to the value and after it, the warnings (the headers'
-	// from split on).
-	nodes, after int
-	warns        []recWarning
-	split        int
+	// The nodes up to the value and after it; the warnings, the headers'
+	// from split on.
+	nodes, after, split int
+	warns               []recWarning
 }
 
 // recWarning is a warning of a record at byte at and the part it is on:
-// the record (part -1), the part read at stage part (the record node's
-// child of that index), or in header hdr (>= 0) its key (part 0) or
-// value (1).
+// the record (partRecord), the part read at stage part (the record node's
+// child of that index), or in header hdr (>= 0) its hdrKey or hdrValue.
 type recWarning struct {
 	part, hdr, at int
 	field, msg    string
 }
 
-// The part of a record a warning is on, when it is not a stage's.
 const (
 	partRecord = -1
 	hdrKey     = 0
@@ -597,16 +587,13 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	// comes first, and there is no version before it.
 	cv.version = be16(b[p:])
 	if t <= 1 {
-		d.b.Nodes++ // version
 		p += 2
-		if vend-p >= 4 {
-			d.b.Nodes++
-			cv.epoch, cv.coordinatorEpoch = true, be32(b[p:])
+		if cv.epoch = vend-p >= 4; cv.epoch {
+			cv.coordinatorEpoch = be32(b[p:])
 			p += 4
+			d.b.Nodes++
 		}
-		if p < vend {
-			d.b.Nodes++ // rest
-		}
+		d.b.Nodes += 1 + min(vend-p, 1) // version, the rest
 		return
 	}
 	cv.data, cv.raw = true, b[p:vend]
@@ -654,9 +641,9 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	if m.fail != "" && m.q < end {
 		d.b.Nodes++ // the bytes left
 	}
-	info := RecordInfo{Offset: m.offset + shift, Timestamp: m.ts}
+	ts := m.ts
 	if w != nil && w.magic == 1 && w.attrs&8 != 0 && m.magic == 1 { // the wrapper's log-append time
-		info.Timestamp = w.ts
+		ts = w.ts
 	}
 	if d.opts.Payload != nil && m.stage >= 1 {
 		m.hook.key = &m.key
@@ -664,9 +651,8 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 			m.hook.val = &m.val
 		}
 	}
-	u := d.s.message(b, bi, m, shift, info.Timestamp)
-	info.Node = u
-	d.res.Records = append(d.res.Records, info)
+	u := d.s.message(b, bi, m, shift, ts)
+	d.res.Records = append(d.res.Records, RecordInfo{Node: u, Offset: m.offset + shift, Timestamp: ts})
 	warned := d.warned
 	if m.fail != "" {
 		d.note(nil, u, bi, off, "", m.fail)
