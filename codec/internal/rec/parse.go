@@ -1,21 +1,16 @@
 package rec
 
-import (
-	"hash/crc32"
-
-	"github.com/kwire/kwire/codec/wire"
-)
+import "github.com/kwire/kwire/codec/wire"
 
 const nonMinimal = "non-minimal varint"
 
 // varField is a varint-framed part of a record: [at, at+n) holds the
 // varint, and for keys, values and header parts the data follows.
 type varField struct {
-	at, n int
-	v     int64
-	canon bool
-	null  bool
-	raw   []byte
+	at, n       int
+	v           int64
+	canon, null bool
+	raw         []byte
 }
 
 func (f *varField) end() int { return f.at + f.n + len(f.raw) }
@@ -30,18 +25,17 @@ type recHeader struct {
 // recParse is one record read from the bytes before any node or JSON is
 // made of it.
 type recParse struct {
-	p, rend int
-	length  varField
-	stage   int // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
-	attr    int8
-	tsd, od varField
-	key     varField
-	val     varField
-	hc      varField
-	hdrs    []recHeader // the headers read; with hdrFail, the last may lack its value
-	hdrFail bool
-	q       int    // where reading stopped
-	fail    string // why the record is cut short, or ""
+	p, rend  int
+	length   varField
+	stage    int // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
+	attr     int8
+	tsd, od  varField
+	key, val varField
+	hc       varField    // the header count
+	hdrs     []recHeader // the headers read; with hdrFail, the last may lack its value
+	hdrFail  bool
+	q        int    // where reading stopped
+	fail     string // why the record is cut short, or ""
 }
 
 // The stages of a record: what was read, in order, and the index of its
@@ -60,8 +54,7 @@ const (
 // (the record list ends there); a problem inside the record is r.fail,
 // with what was read before it.
 func parseRecord(b []byte, p, end int, r *recParse) string {
-	hdrs := r.hdrs[:0]
-	*r = recParse{p: p, hdrs: hdrs}
+	*r = recParse{p: p, hdrs: r.hdrs[:0]}
 	l, n, canon := varint(b, p, end)
 	if n == 0 {
 		return "the input ends inside the record length"
@@ -76,7 +69,6 @@ func parseRecord(b []byte, p, end int, r *recParse) string {
 	r.rend = p + n + int(l)
 	rend := r.rend
 	q := p + n
-	r.q = q
 	fail := func(msg string) string {
 		r.fail, r.q = msg, q
 		return ""
@@ -167,58 +159,51 @@ func varbytes(b []byte, q *int, end int, name string, f *varField, int32Len bool
 	return ""
 }
 
-// varint reads a zig-zag varint of at most 5 bytes at b[p:end], as
-// wire.Varint does: those of one byte (-64 to 63: most counts, deltas
-// and short lengths) and of two (a record's length, a value's of up to
-// 8 KiB) without its loop.
+// varint and varlong read a zig-zag varint of at most 5 and 10 bytes at
+// b[p:end], as wire.Varint and wire.Varlong do: those of one byte (-64 to
+// 63: most counts, deltas and short lengths) and of two (a record's
+// length, a value's of up to 8 KiB, a timestampDelta within 8 s) without
+// their loop (short).
 func varint(b []byte, p, end int) (v int32, n int, minimal bool) {
-	if p < end && p >= 0 && end <= len(b) {
-		c := b[p]
-		if c < 0x80 {
-			return int32(c>>1) ^ -int32(c&1), 1, true
-		}
-		if p+1 < end {
-			if d := b[p+1]; d < 0x80 {
-				u := uint32(c&0x7f) | uint32(d)<<7
-				return int32(u>>1) ^ -int32(u&1), 2, d != 0
-			}
-		}
+	if u, n, minimal := short(b, p, end); n > 0 {
+		return int32(u>>1) ^ -int32(u&1), n, minimal
 	}
 	return wire.Varint(b[p:end])
 }
 
-// varlong is wire.Varlong at b[p:end], those of one and two bytes (a
-// record's timestampDelta within 8 s) without its loop.
 func varlong(b []byte, p, end int) (v int64, n int, minimal bool) {
-	if p < end && p >= 0 && end <= len(b) {
-		c := b[p]
-		if c < 0x80 {
-			return int64(c>>1) ^ -int64(c&1), 1, true
-		}
-		if p+1 < end {
-			if d := b[p+1]; d < 0x80 {
-				u := uint64(c&0x7f) | uint64(d)<<7
-				return int64(u>>1) ^ -int64(u&1), 2, d != 0
-			}
-		}
+	if u, n, minimal := short(b, p, end); n > 0 {
+		return int64(u>>1) ^ -int64(u&1), n, minimal
 	}
 	return wire.Varlong(b[p:end])
 }
 
+// short reads the unsigned varint of one or two bytes at b[p:end] (n 0:
+// a longer one, or none).
+func short(b []byte, p, end int) (u uint32, n int, minimal bool) {
+	if p < end && p >= 0 && end <= len(b) {
+		if c := b[p]; c < 0x80 {
+			return uint32(c), 1, true
+		} else if p+1 < end && b[p+1] < 0x80 {
+			return uint32(c&0x7f) | uint32(b[p+1])<<7, 2, b[p+1] != 0
+		}
+	}
+	return 0, 0, false
+}
+
 // msgParse is a legacy message read from the bytes before its nodes are made.
 type msgParse struct {
-	off, end    int
-	offset      int64
-	crc         uint32
-	magic       int8
-	attrs       int
-	ts          int64
-	key, val    varField
-	stage       int // 1: key read, 2: value read
-	q           int // where reading stopped
-	fail        string
-	crcComputed uint32 // the CRC-32 of its bytes from magic on
-	hook        hooked // what Options.Payload reads (set by the reader)
+	off, end int
+	offset   int64
+	crc      uint32
+	magic    int8
+	attrs    int
+	ts       int64
+	key, val varField
+	stage    int // 1: key read, 2: value read
+	q        int // where reading stopped
+	fail     string
+	hook     hooked // what Options.Payload reads (set by the reader)
 }
 
 // fixed is how many of msgFields m has: the timestamp, the last, only at
@@ -226,18 +211,13 @@ type msgParse struct {
 func (m *msgParse) fixed() int { return len(msgFields) - 1 + int(m.magic) }
 
 func parseMessage(b []byte, off, end int, m *msgParse) {
-	*m = msgParse{off: off, end: end}
-	m.offset = be64(b[off:])
-	m.crc = uint32(be32(b[off+12:]))
-	m.magic = int8(b[off+16])
-	m.attrs = int(b[off+17])
+	*m = msgParse{off: off, end: end, offset: be64(b[off:]), crc: uint32(be32(b[off+12:])),
+		magic: int8(b[off+16]), attrs: int(b[off+17]), ts: -1}
 	p := off + 18
-	m.ts = -1
 	if m.magic == 1 {
 		m.ts = be64(b[p:])
 		p += 8
 	}
-	m.crcComputed = crc32.ChecksumIEEE(b[off+16 : end])
 	if m.fail = varbytes(b, &p, end, "key", &m.key, true); m.fail == "" {
 		m.stage = 1
 		if m.fail = varbytes(b, &p, end, "value", &m.val, true); m.fail == "" {

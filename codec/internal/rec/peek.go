@@ -30,8 +30,8 @@ func WrapperSpan(entry []byte, limit int, spare *[]byte) (first, firstTS int64, 
 	}
 	firstTS = -1
 	for off := 0; off < len(out); {
-		kind, _, next, err := frameAt(out, off, len(out))
-		if err != nil || kind == entryTruncated {
+		_, next, whole, err := frameAt(out, off, len(out))
+		if err != nil || !whole {
 			break
 		}
 		if count == 0 {

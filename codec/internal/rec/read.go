@@ -13,13 +13,11 @@ import (
 	"github.com/kwire/kwire/internal/decompress"
 )
 
-// The reader: one walk over a records payload (entries, the records of a
-// batch, the message set inside a wrapper), which checks, charges the
-// budget and says every warning once, and hands each unit to a sink: the
-// tree builder (treeSink) or the JSON writer (jsonSink). A unit is read
-// into a small struct first (recParse, msgParse, batchCtx), so both sinks
-// see the same values, and a record is taken only when all it costs
-// (recordParts) fits the budget.
+// The reader: one walk over a records payload, which checks, charges the
+// budget and says every warning once, handing each unit to a sink (the
+// tree builder treeSink or the JSON writer jsonSink). A unit is read into
+// a small struct first (recParse, msgParse, batchCtx), so both sinks see
+// the same values; a record is taken only when all it costs fits.
 
 // sink is what the reader hands its units to. Methods that make a unit
 // return its node, or nil when the sink keeps no tree; the reader hangs
@@ -66,8 +64,7 @@ type sink interface {
 	flush()
 }
 
-// hdrField is a fixed-width field of a batch's or legacy message's
-// header.
+// hdrField is a fixed-width field of a batch's or message's header.
 type hdrField struct {
 	name string
 	kind schema.Kind
@@ -124,17 +121,17 @@ func (d *decoder) entries(b []byte, bi, start, end, depth int, w *msgParse) ([]*
 			d.cut(b, bi, off, end, idx, "entries")
 			break
 		}
-		kind, magic, next, err := frameAt(b, off, end)
+		magic, next, whole, err := frameAt(b, off, end)
 		if err != nil {
 			d.b.Nodes++
 			d.s.raw(b, bi, off, end, false)
 			return d.s.endList(), err
 		}
 		d.push("", idx)
-		switch kind {
-		case entryTruncated:
+		switch {
+		case !whole:
 			d.truncated(b, bi, off, end, magic)
-		case entryBatch:
+		case magic == 2:
 			d.batch(b, bi, off, next, depth)
 		default:
 			d.message(b, bi, off, next, depth, w, shift)
@@ -169,7 +166,7 @@ type batchCtx struct {
 	lastDelta           int64 // lastOffsetDelta
 	attrs               int
 	logAppend, control  bool
-	count, parsed       int
+	parsed              int  // the records read
 	cut                 bool // the MaxNodes limit ended the record list
 	inflated            int  // the decompressed records' length (-1: not decompressed)
 }
@@ -181,7 +178,7 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 	// by pointer (a local would be allocated for each batch).
 	ctx := &d.bctx
 	*ctx = batchCtx{base: be64(b[off:]), baseTS: be64(b[off+27:]), maxTS: be64(b[off+35:]), lastDelta: be32(b[off+batchLastOffsetDeltaAt:]), attrs: attrs,
-		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, count: int(be32(b[off+57:])), inflated: -1}
+		logAppend: attrs&8 != 0, control: attrs&0x20 != 0, inflated: -1}
 	u := d.s.batch(b, bi, off, end, ctx)
 	warned := d.warned
 	if crc, c := uint32(be32(b[off+17:])), crc32.Checksum(b[off+21:end], castagnoli); c != crc {
@@ -191,24 +188,21 @@ func (d *decoder) batch(b []byte, bi, off, end, depth int) {
 		d.note(nil, kid(u, batchAttrs), bi, off+21, "attributes", "unused attribute bits 7-15 are set")
 	}
 	countMark := d.w.Mark()
-	p := off + batchHeader
-	codec := attrs & 7
+	p, codec := off+batchHeader, attrs&7
 	d.push("records", -1)
-	recs := kid(u, batchRecords)
-	decoded := codec == CodecNone
-	if decoded {
-		d.recordList(b, bi, p, end, ctx, recs)
-	} else if inf, ib, ibi, ok := d.inflate(recs, bi, p, "", codec, 2, b[p:end], depth); ok {
-		decoded, ctx.inflated = true, len(ib)
-		d.recordList(ib, ibi, 0, len(ib), ctx, inf)
+	var zipped []byte
+	if codec == CodecNone {
+		d.recordList(b, bi, p, end, ctx, kid(u, batchRecords))
+	} else {
+		zipped = b[p:end]
+		if inf, ib, ibi, ok := d.inflate(kid(u, batchRecords), bi, p, "", codec, 2, zipped, depth); ok {
+			ctx.inflated = len(ib)
+			d.recordList(ib, ibi, 0, len(ib), ctx, inf)
+		}
 	}
 	d.pop()
-	if ctx.parsed != ctx.count && !ctx.cut && decoded {
-		d.note(&countMark, kid(u, batchCount), bi, off+57, "recordCount", "recordCount is "+itoa(ctx.count)+" but the batch holds "+itoa(ctx.parsed)+" records")
-	}
-	var zipped []byte
-	if codec != CodecNone {
-		zipped = b[p:end]
+	if count := int(be32(b[off+57:])); ctx.parsed != count && !ctx.cut && (codec == CodecNone || ctx.inflated >= 0) {
+		d.note(&countMark, kid(u, batchCount), bi, off+57, "recordCount", "recordCount is "+itoa(count)+" but the batch holds "+itoa(ctx.parsed)+" records")
 	}
 	d.s.endEntry(b[off:end], zipped, ctx, d.warned > warned)
 }
@@ -224,7 +218,6 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 	}
 	if limit <= 0 {
 		d.leftCompressed(n, bi, at, field, "not decompressed: the "+which+" limit is used up")
-		d.s.noRecords()
 		return nil, nil, 0, false
 	}
 	out, warn, done, err := d.inflateOnce(d.s.buffer(depth), codec, src, limit)
@@ -246,8 +239,8 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 			d.leftCompressed(n, bi, at, field, "not decompressed: it holds more than the "+itoa(limit)+" bytes left of the "+which+" limit")
 		} else {
 			d.note(nil, n, bi, at, field, "cannot decompress "+cmp.Or(CodecName(codec), "codec "+itoa(codec))+": "+err.Error())
+			d.s.noRecords()
 		}
-		d.s.noRecords()
 		return nil, nil, 0, false
 	}
 	if !d.replayed {
@@ -261,18 +254,18 @@ func (d *decoder) inflate(n *tree.Node, bi, at int, field string, codec int, mag
 	return d.s.inflated(n, out, ibi, codec), out, ibi, true
 }
 
-// leftCompressed says that node n's compressed records (a batch's, or a
-// legacy wrapper's value: field "value"), at bi, at, stay compressed, a
-// limit on decompression or work being reached. The frame's first such
-// warning tells every one after it, as cut does: a Fetch response of 50
-// MB of snappy batches through kwire proxy passed the 32 MiB
-// MaxDecompressed limit in some thirty batches, a warning each.
+// leftCompressed says node n's compressed records (a batch's, or a
+// wrapper's value: field "value") stay compressed, a limit being reached,
+// and tells the sink. The frame's first such warning tells every one after
+// it (fold): 50 MB of snappy batches passed the 32 MiB MaxDecompressed
+// limit in some thirty batches, a warning each.
 func (d *decoder) leftCompressed(n *tree.Node, bi, at int, field, msg string) {
 	kind := "batches"
 	if field != "" {
 		kind = "messages"
 	}
 	d.fold(n, bi, at, field, msg, "not decompressed", kind, tellCompressed)
+	d.s.noRecords()
 }
 
 // fold says the limit warning msg of node n at bi, at (field below the
@@ -306,13 +299,13 @@ func tellCuts(first budget.Warning, more map[string]int, last budget.Warning) st
 
 // both is " a and b", or the one of them whose count (n, m) is not 0.
 func both(n int, a string, m int, b string) string {
-	switch {
-	case n > 0 && m > 0:
-		return " " + a + " and " + b
-	case n > 0:
+	if n == 0 {
+		return " " + b
+	}
+	if m == 0 {
 		return " " + a
 	}
-	return " " + b
+	return " " + a + " and " + b
 }
 
 // place is where warning w is: its offset, and its buffer when derived.
@@ -370,11 +363,10 @@ func (d *decoder) recordList(b []byte, bi, p, end int, ctx *batchCtx, owner *tre
 }
 
 // cut ends a list of entries or records (what) the MaxNodes limit cut at
-// p, item idx: the bytes left as one raw node, with a limit warning. The
-// frame's first cut is the warning of every cut after it (fold):
-// once the limit is reached, every records field after it may be cut (a
-// Fetch response of 5,000 partitions, at the browser's limit, was 2,471
-// warnings alike), and one warning says how many and where they end.
+// p, item idx: the bytes left as one raw node, with a limit warning,
+// folded into the frame's first (fold): past the limit every records field
+// may be cut (a Fetch response of 5,000 partitions, at the browser's
+// limit, was 2,471 warnings alike).
 func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	d.b.Nodes++
 	raw := d.s.raw(b, bi, p, end, what == "records")
@@ -382,10 +374,8 @@ func (d *decoder) cut(b []byte, bi, p, end, idx int, what string) {
 	msg := what + " from byte " + itoa(p) + " not decoded: the MaxNodes limit (" + itoa(d.b.MaxNodes) + " nodes) is reached"
 	if d.b.NestedNodes < d.b.MaxNodes {
 		// The frame's walk keeps a share of the limit for its own fields
-		// after the records (codec's reserveNested): the records stop at
-		// the rest, and the frame ends with fewer nodes than the limit,
-		// which is said, or a count of the tree beside the limit puzzles;
-		// so is a limit too small to leave records any room.
+		// after the records (codec's reserveNested), so the frame ends with
+		// fewer nodes than the limit: said, or a count beside it puzzles.
 		if d.b.NestedNodes > 0 {
 			msg += " for records (they may take " + itoa(d.b.NestedNodes) + " nodes; the rest is kept for the frame's own fields after them and a margin)"
 		} else {
@@ -408,23 +398,20 @@ type recView struct {
 	cv                controlVal
 	data              *tree.Node // a KRaft control value's data message, when it read
 	hook              hooked     // what Options.Payload reads
-	// The nodes up to the value and after it, the warnings (the headers'
-	// from split on).
-	nodes, after int
-	warns        []recWarning
-	split        int
+	// The nodes up to the value and after it; the warnings, the headers'
+	// from split on.
+	nodes, after, split int
+	warns               []recWarning
 }
 
 // recWarning is a warning of a record at byte at and the part it is on:
-// the record (part -1), the part read at stage part (the record node's
-// child of that index), or in header hdr (>= 0) its key (part 0) or
-// value (1).
+// the record (partRecord), the part read at stage part (the record node's
+// child of that index), or in header hdr (>= 0) its hdrKey or hdrValue.
 type recWarning struct {
 	part, hdr, at int
 	field, msg    string
 }
 
-// The part of a record a warning is on, when it is not a stage's.
 const (
 	partRecord = -1
 	hdrKey     = 0
@@ -446,7 +433,17 @@ type controlVal struct {
 // then the sink takes it.
 func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
 	r := v.r
-	v.offset, v.timestamp = recordTime(r, ctx)
+	// Its absolute offset and timestamp: the batch's base plus its deltas
+	// (the batch's maxTimestamp under log-append time), or the batch's
+	// base for a record that failed.
+	switch {
+	case r.fail != "":
+		v.offset, v.timestamp = ctx.base, ctx.baseTS
+	case ctx.logAppend:
+		v.offset, v.timestamp = ctx.base+r.od.v, ctx.maxTS
+	default:
+		v.offset, v.timestamp = ctx.base+r.od.v, ctx.baseTS+r.tsd.v
+	}
 	if len(v.warns) == 0 && !v.readValue { // most records
 		d.b.Nodes += v.nodes + v.after
 	} else {
@@ -460,10 +457,8 @@ func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
 		d.say(bi, v.warns[v.split:hdrEnd])
 		d.b.Nodes += v.after
 	}
-	if d.opts.Payload != nil && !ctx.control {
-		if r.stage >= stKey {
-			v.hook.key = &r.key
-		}
+	if d.opts.Payload != nil && !ctx.control && r.stage >= stKey {
+		v.hook.key = &r.key
 		if r.stage >= stValue {
 			v.hook.val = &r.val
 		}
@@ -474,15 +469,7 @@ func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
 // say says the warnings ws of the record being read.
 func (d *decoder) say(bi int, ws []recWarning) {
 	for _, w := range ws {
-		if w.hdr >= 0 {
-			d.push("headers", -1)
-			d.push("", w.hdr)
-		}
 		d.note(nil, nil, bi, w.at, w.field, w.msg)
-		if w.hdr >= 0 {
-			d.pop()
-			d.pop()
-		}
 	}
 }
 
@@ -504,8 +491,14 @@ func (d *decoder) recordParts(r *recParse, ctx *batchCtx, v *recView) int {
 	}
 	if r.stage >= stOffset {
 		v.minimal(stOffset, -1, &r.od, "offsetDelta")
-		if msg := deltaProblem(r.od.v, ctx.lastDelta); msg != "" {
-			v.warn(stOffset, -1, r.od.at, "offsetDelta", msg)
+		// The record's offset lies outside the batch's, below its
+		// baseOffset or past its last offset, where the next batch's
+		// offsets begin. Kafka's log cleaner keeps a batch's
+		// lastOffsetDelta, so a compacted batch's records lie inside it.
+		if od := r.od.v; od < 0 {
+			v.warn(stOffset, -1, r.od.at, "offsetDelta", "offsetDelta "+strconv.FormatInt(od, 10)+" is negative: the record's offset is below the batch's baseOffset")
+		} else if od > ctx.lastDelta {
+			v.warn(stOffset, -1, r.od.at, "offsetDelta", "offsetDelta "+strconv.FormatInt(od, 10)+" is past the batch's lastOffsetDelta "+strconv.FormatInt(ctx.lastDelta, 10))
 		}
 	}
 	if r.stage >= stKey {
@@ -558,29 +551,17 @@ func (d *decoder) recordParts(r *recParse, ctx *batchCtx, v *recView) int {
 	return v.nodes + bound + d.dataAfter + v.split*budget.WarningNodes
 }
 
-// deltaProblem says what is wrong with a record's offsetDelta od in a
-// batch whose lastOffsetDelta is last: the record's offset lies outside
-// the batch's, below its baseOffset or past its last offset, where the
-// next batch's offsets begin ("" when neither). Kafka's log cleaner
-// keeps a batch's lastOffsetDelta, so a compacted batch's records lie
-// inside it too.
-func deltaProblem(od, last int64) string {
-	switch {
-	case od < 0:
-		return "offsetDelta " + strconv.FormatInt(od, 10) + " is negative: the record's offset is below the batch's baseOffset"
-	case od > last:
-		return "offsetDelta " + strconv.FormatInt(od, 10) + " is past the batch's lastOffsetDelta " + strconv.FormatInt(last, 10)
-	}
-	return ""
-}
-
 // nullHeaderKey is the warning of a record header whose key is null
 // (length -1): Kafka's record format has none, and the encoder refuses
 // one, so the frame comes back through its entry's _raw.
 const nullHeaderKey = "header key is null (Kafka writes none; encoding refuses it)"
 
-// warn keeps a warning of v's part, said when v is taken.
+// warn keeps a warning of v's part, said when v is taken; field is a
+// header's part in header hdr.
 func (v *recView) warn(part, hdr, at int, field, msg string) {
+	if hdr >= 0 {
+		field = "headers[" + itoa(hdr) + "]." + field
+	}
 	v.warns = append(v.warns, recWarning{part, hdr, at, field, msg})
 }
 
@@ -606,16 +587,13 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 	// comes first, and there is no version before it.
 	cv.version = be16(b[p:])
 	if t <= 1 {
-		d.b.Nodes++ // version
 		p += 2
-		if vend-p >= 4 {
-			d.b.Nodes++
-			cv.epoch, cv.coordinatorEpoch = true, be32(b[p:])
+		if cv.epoch = vend-p >= 4; cv.epoch {
+			cv.coordinatorEpoch = be32(b[p:])
 			p += 4
+			d.b.Nodes++
 		}
-		if p < vend {
-			d.b.Nodes++ // rest
-		}
+		d.b.Nodes += 1 + min(vend-p, 1) // version, the rest
 		return
 	}
 	cv.data, cv.raw = true, b[p:vend]
@@ -659,32 +637,28 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 	}
 	m := d.mp[depth]
 	parseMessage(b, off, end, m)
-	nodes := 3 + m.fixed() + m.stage // message, its header's fields, 2 attribute bits, key and value as read
+	d.b.Nodes += 3 + m.fixed() + m.stage // message, its header's fields, 2 attribute bits, key and value as read
 	if m.fail != "" && m.q < end {
-		nodes++
+		d.b.Nodes++ // the bytes left
 	}
-	d.b.Nodes += nodes
-	info := RecordInfo{Offset: m.offset + shift, Timestamp: m.ts}
+	ts := m.ts
 	if w != nil && w.magic == 1 && w.attrs&8 != 0 && m.magic == 1 { // the wrapper's log-append time
-		info.Timestamp = w.ts
+		ts = w.ts
 	}
-	if d.opts.Payload != nil {
-		if m.stage >= 1 {
-			m.hook.key = &m.key
-		}
+	if d.opts.Payload != nil && m.stage >= 1 {
+		m.hook.key = &m.key
 		if m.stage >= 2 && m.attrs&7 == CodecNone {
 			m.hook.val = &m.val
 		}
 	}
-	u := d.s.message(b, bi, m, shift, info.Timestamp)
-	info.Node = u
-	d.res.Records = append(d.res.Records, info)
+	u := d.s.message(b, bi, m, shift, ts)
+	d.res.Records = append(d.res.Records, RecordInfo{Node: u, Offset: m.offset + shift, Timestamp: ts})
 	warned := d.warned
 	if m.fail != "" {
 		d.note(nil, u, bi, off, "", m.fail)
 	}
-	if m.crcComputed != m.crc {
-		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", m.crcComputed, m.crc))
+	if c := crc32.ChecksumIEEE(b[off+16 : end]); c != m.crc {
+		d.note(nil, kid(u, msgCRC), bi, off+12, "crc", crcMessage("CRC-32", c, m.crc))
 	}
 	if m.attrs&^knownAttrs[m.magic] != 0 {
 		d.note(nil, kid(u, msgAttrs), bi, off+17, "attributes", "unused attribute bits are set")
@@ -728,37 +702,27 @@ func (d *decoder) wrapped(val *tree.Node, bi int, m *msgParse, depth int) {
 	}
 }
 
-// The kinds of entry frameAt finds.
-const (
-	entryTruncated = iota // cut short by the end of the input
-	entryBatch
-	entryMessage
-)
-
-// frameAt reads the framing of the entry at off: what it is, its magic
-// byte (-1 when not there) and where it ends, or a framing error.
-func frameAt(b []byte, off, end int) (kind int, magic int8, next int, err error) {
+// frameAt reads the framing of the entry at off: its magic byte (-1 when
+// not there; 2: a batch), where it ends, and whether it is whole (else
+// cut short by the end of the input), or a framing error.
+func frameAt(b []byte, off, end int) (magic int8, next int, whole bool, err error) {
 	left := end - off
 	if left < 17 {
-		return entryTruncated, -1, end, nil
+		return -1, end, false, nil
 	}
 	size := int(be32(b[off+8:]))
 	magic = int8(b[off+16])
 	switch {
 	case magic > 2 || magic < 0:
-		return 0, magic, off, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
+		return magic, off, false, &wire.Error{Offset: off + 16, Expected: "magic 0, 1 or 2", Found: "magic " + itoa(int(magic))}
 	case magic == 2 && size < batchHeader-12:
-		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
+		return magic, off, false, &wire.Error{Offset: off + 8, Expected: "a batchLength of at least 49", Found: itoa(size)}
 	case magic < 2 && size < msgMin[magic]:
-		return 0, magic, off, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin[magic]), Found: itoa(size)}
+		return magic, off, false, &wire.Error{Offset: off + 8, Expected: "a messageSize of at least " + itoa(msgMin[magic]), Found: itoa(size)}
+	case size > left-12:
+		return magic, end, false, nil
 	}
-	if size > left-12 {
-		return entryTruncated, magic, end, nil
-	}
-	if magic == 2 {
-		return entryBatch, magic, off + 12 + size, nil
-	}
-	return entryMessage, magic, off + 12 + size, nil
+	return magic, off + 12 + size, true, nil
 }
 
 // msgMin is a legacy message's least messageSize, by magic.
@@ -770,12 +734,9 @@ var msgMin = [...]int{14, 22}
 // error. A response guess weighs a reading by it.
 func Framing(b []byte) (whole int, cut bool, err error) {
 	for off := 0; off < len(b); {
-		kind, _, next, err := frameAt(b, off, len(b))
-		if err != nil {
-			return whole, false, err
-		}
-		if kind == entryTruncated {
-			return whole, true, nil
+		_, next, ok, err := frameAt(b, off, len(b))
+		if err != nil || !ok {
+			return whole, err == nil, err
 		}
 		whole++
 		off = next
@@ -794,11 +755,11 @@ func innerShift(b []byte, start, end int, w *msgParse) int64 {
 	}
 	last, found := int64(0), false
 	for off := start; off < end; {
-		kind, _, next, err := frameAt(b, off, end)
-		if err != nil || kind == entryTruncated {
+		magic, next, whole, err := frameAt(b, off, end)
+		if err != nil || !whole {
 			break
 		}
-		if kind == entryMessage {
+		if magic < 2 {
 			last, found = be64(b[off:]), true
 		}
 		off = next
@@ -807,17 +768,4 @@ func innerShift(b []byte, start, end int, w *msgParse) int64 {
 		return 0
 	}
 	return w.offset - last
-}
-
-// recordTime is a parsed record's absolute offset and timestamp: the
-// batch's base plus the record's deltas (the batch's max timestamp under
-// log-append time), or the batch's base for a record that failed.
-func recordTime(r *recParse, ctx *batchCtx) (offset, timestamp int64) {
-	switch {
-	case r.fail != "":
-		return ctx.base, ctx.baseTS
-	case ctx.logAppend:
-		return ctx.base + r.od.v, ctx.maxTS
-	}
-	return ctx.base + r.od.v, ctx.baseTS + r.tsd.v
 }
