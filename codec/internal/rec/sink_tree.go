@@ -141,8 +141,7 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	rec.PrefixEnd = r.p + r.length.n
 	rec.Index = v.idx
 	rec.Int = v.offset
-	kids := t.s.Kids(8)
-	kids = append(kids, t.varLeaf(&r.length, "length", schema.Int32, "varint", bi))
+	kids := append(t.s.Kids(8), t.varLeaf(&r.length, "length", schema.Int32, "varint", bi))
 	var key, val *tree.Node
 	if r.stage >= stAttributes {
 		at := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
@@ -158,14 +157,14 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	if r.stage >= stKey {
 		key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
 		kids = append(kids, key)
-		if v.control {
-			t.control(b, bi, key, controlKeyFields[:])
-		}
 	}
 	if r.stage >= stValue {
 		val = t.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
-		t.controlValue(b, bi, v, val)
 		kids = append(kids, val)
+	}
+	if v.control { // the key and value were read
+		t.control(b, bi, key, controlKeyFields[:])
+		t.controlValue(b, bi, v, val)
 	}
 	if r.stage >= stHeaders {
 		kids = append(kids, t.headers(r, bi))
