@@ -101,7 +101,6 @@ func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) *tree.Node {
 	j.field(',', "partitionLeaderEpoch", schema.Int32, be32(b[off+12:]))
 	j.field(',', "magic", schema.Int8, int64(int8(b[off+16])))
 	j.field(',', "crc", schema.Uint32, int64(uint32(be32(b[off+17:]))))
-	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
 	j.field(',', "lastOffsetDelta", schema.Int32, be32(b[off+23:]))
 	j.field(',', "baseTimestamp", schema.Int64, ctx.baseTS)
@@ -267,7 +266,6 @@ func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift, ts int64) *tree
 	}
 	j.field(',', "magic", schema.Int8, int64(m.magic))
 	j.field(',', "crc", schema.Uint32, int64(m.crc))
-	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
 	if m.magic == 1 {
 		j.field(',', "timestamp", schema.Int64, m.ts)
@@ -358,9 +356,9 @@ func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
 	return strconv.AppendFloat(dst, float64(inflated)/float64(max(compressed, 1)), 'f', 2, 64)
 }
 
-// appendAttrs writes the attributes object of an entry of the magic given.
+// appendAttrs writes the attributes member of an entry of the magic given.
 func appendAttrs(dst []byte, attrs int, magic int) []byte {
-	dst = append(dst, `{"compression":`...)
+	dst = append(dst, `,"attributes":{"compression":`...)
 	dst = appendName(dst, CodecName, attrs&7)
 	if magic >= 1 {
 		dst = append(dst, `,"timestampType":`...)
