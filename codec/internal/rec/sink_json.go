@@ -40,18 +40,13 @@ func (j *jsonSink) field(sep byte, name string, k schema.Kind, v int64) {
 // them, so the output never holds all of it.
 func (j *jsonSink) b64(b []byte) {
 	const piece = 3 << 18 // 768 KiB: whole base64 quanta
-	if len(b) <= piece || j.flushFn == nil {
-		*j.out = jsontext.AppendBase64(*j.out, b)
-		return
-	}
 	j.c('"')
-	for len(b) > 0 {
-		n := min(len(b), piece)
-		*j.out = base64.StdEncoding.AppendEncode(*j.out, b[:n])
-		b = b[n:]
-		j.flushFn()
+	for len(b) > piece {
+		*j.out = base64.StdEncoding.AppendEncode(*j.out, b[:piece])
+		b = b[piece:]
+		j.flush()
 	}
-	j.c('"')
+	*j.out = append(base64.StdEncoding.AppendEncode(*j.out, b), '"')
 }
 
 // item starts an element of the open list.
