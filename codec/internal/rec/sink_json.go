@@ -40,18 +40,13 @@ func (j *jsonSink) field(sep byte, name string, k schema.Kind, v int64) {
 // them, so the output never holds all of it.
 func (j *jsonSink) b64(b []byte) {
 	const piece = 3 << 18 // 768 KiB: whole base64 quanta
-	if len(b) <= piece || j.flushFn == nil {
-		*j.out = jsontext.AppendBase64(*j.out, b)
-		return
-	}
 	j.c('"')
-	for len(b) > 0 {
-		n := min(len(b), piece)
-		*j.out = base64.StdEncoding.AppendEncode(*j.out, b[:n])
-		b = b[n:]
-		j.flushFn()
+	for len(b) > piece {
+		*j.out = base64.StdEncoding.AppendEncode(*j.out, b[:piece])
+		b = b[piece:]
+		j.flush()
 	}
-	j.c('"')
+	*j.out = append(base64.StdEncoding.AppendEncode(*j.out, b), '"')
 }
 
 // item starts an element of the open list.
@@ -101,7 +96,6 @@ func (j *jsonSink) batch(b []byte, _, off, _ int, ctx *batchCtx) *tree.Node {
 	j.field(',', "partitionLeaderEpoch", schema.Int32, be32(b[off+12:]))
 	j.field(',', "magic", schema.Int8, int64(int8(b[off+16])))
 	j.field(',', "crc", schema.Uint32, int64(uint32(be32(b[off+17:]))))
-	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, ctx.attrs, 2)
 	j.field(',', "lastOffsetDelta", schema.Int32, be32(b[off+23:]))
 	j.field(',', "baseTimestamp", schema.Int64, ctx.baseTS)
@@ -135,6 +129,7 @@ func (j *jsonSink) endEntry(entry, compressed []byte, ctx *batchCtx, warned bool
 func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 	r := v.r
 	q := j.d.opts.Int64Strings
+	j.item()
 	// Everything up to the key's value fits recordHeadRoom: one check of
 	// room, then literals and numbers stored in place.
 	dst := *j.out
@@ -142,12 +137,6 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 		dst = slices.Grow(dst, recordHeadRoom)
 	}
 	buf, n := dst[:cap(dst)], len(dst)
-	if k := len(j.first) - 1; !j.first[k] {
-		buf[n] = ','
-		n++
-	} else {
-		j.first[k] = false
-	}
 	n = litAttributes.put(buf, n)
 	n = jsontext.PutInt(buf, n, int64(r.attr))
 	n = litTimestampDelta.put(buf, n)
@@ -159,20 +148,12 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 	n = litTimestamp.put(buf, n)
 	n = jsontext.PutInt64(buf, n, v.timestamp, q)
 	n = litKey.put(buf, n)
-	dst = buf[:n]
-	if r.stage >= stKey {
-		dst = appendVarBytes(dst, &r.key)
-		dst = j.d.payloadJSON(dst, b, bi, v.hook.key, true, nil)
-	} else {
-		dst = append(dst, "null"...)
-	}
+	// The hook's fields are nil for parts not read.
+	dst = appendVarBytes(buf[:n], &r.key, r.stage >= stKey)
+	dst = j.d.payloadJSON(dst, b, bi, v.hook.key, true, nil)
 	dst = litValue.append(dst)
-	if r.stage >= stValue {
-		dst = appendVarBytes(dst, &r.val)
-		dst = j.d.payloadJSON(dst, b, bi, v.hook.val, false, v.hook.recordKey())
-	} else {
-		dst = append(dst, "null"...)
-	}
+	dst = appendVarBytes(dst, &r.val, r.stage >= stValue)
+	dst = j.d.payloadJSON(dst, b, bi, v.hook.val, false, v.hook.recordKey())
 	dst = litHeaders.append(dst)
 	for i := range r.hdrs { // none before stHeaders
 		h := &r.hdrs[i]
@@ -182,11 +163,7 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 		dst = litHeaderKey.append(dst)
 		dst = appendHeaderKey(dst, h.key.raw, h.key.null)
 		dst = litValue.append(dst)
-		if h.hasVal {
-			dst = appendVarBytes(dst, &h.val)
-		} else {
-			dst = append(dst, "null"...)
-		}
+		dst = appendVarBytes(dst, &h.val, h.hasVal)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, ']')
@@ -267,10 +244,10 @@ func (l *lit) append(dst []byte) []byte {
 	return dst[:l.put(dst[:cap(dst)], n)]
 }
 
-// appendVarBytes writes a key, value or header value: null, or as
-// jsontext.AppendTextOrBase64.
-func appendVarBytes(dst []byte, f *varField) []byte {
-	if f.null {
+// appendVarBytes writes a key, value or header value: null when not read
+// or null, else as jsontext.AppendTextOrBase64.
+func appendVarBytes(dst []byte, f *varField, read bool) []byte {
+	if !read || f.null {
 		return append(dst, "null"...)
 	}
 	return jsontext.AppendTextOrBase64(dst, f.raw)
@@ -284,7 +261,6 @@ func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift, ts int64) *tree
 	}
 	j.field(',', "magic", schema.Int8, int64(m.magic))
 	j.field(',', "crc", schema.Uint32, int64(m.crc))
-	j.w(`,"attributes":`)
 	*j.out = appendAttrs(*j.out, m.attrs, int(m.magic))
 	if m.magic == 1 {
 		j.field(',', "timestamp", schema.Int64, m.ts)
@@ -294,7 +270,7 @@ func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift, ts int64) *tree
 	}
 	if m.stage >= 1 {
 		j.w(`,"key":`)
-		*j.out = appendVarBytes(*j.out, &m.key)
+		*j.out = appendVarBytes(*j.out, &m.key, true)
 		*j.out = j.d.payloadJSON(*j.out, b, bi, m.hook.key, true, nil)
 	}
 	if m.stage >= 2 {
@@ -302,7 +278,7 @@ func (j *jsonSink) message(b []byte, bi int, m *msgParse, shift, ts int64) *tree
 			j.w(`,"messages":`)
 		} else {
 			j.w(`,"value":`)
-			*j.out = appendVarBytes(*j.out, &m.val)
+			*j.out = appendVarBytes(*j.out, &m.val, true)
 			*j.out = j.d.payloadJSON(*j.out, b, bi, m.hook.val, false, m.hook.recordKey())
 		}
 	}
@@ -375,17 +351,13 @@ func appendBatchSize(dst []byte, size, compressed, inflated int) []byte {
 	return strconv.AppendFloat(dst, float64(inflated)/float64(max(compressed, 1)), 'f', 2, 64)
 }
 
-// appendAttrs writes the attributes object of an entry of the magic given.
+// appendAttrs writes the attributes member of an entry of the magic given.
 func appendAttrs(dst []byte, attrs int, magic int) []byte {
-	dst = append(dst, `{"compression":`...)
+	dst = append(dst, `,"attributes":{"compression":`...)
 	dst = appendName(dst, CodecName, attrs&7)
 	if magic >= 1 {
 		dst = append(dst, `,"timestampType":`...)
-		if attrs&8 != 0 {
-			dst = append(dst, `"LogAppendTime"`...)
-		} else {
-			dst = append(dst, `"CreateTime"`...)
-		}
+		dst = append(dst, [2]string{`"CreateTime"`, `"LogAppendTime"`}[attrs>>3&1]...)
 	}
 	if magic == 2 {
 		for i, f := range bitNames[2:] {

@@ -57,70 +57,69 @@ func (t *treeSink) raw(b []byte, bi, p, end int, _ bool) *tree.Node {
 	return t.add(t.rawNode(b, bi, p, end))
 }
 
-// header adds the fixed-width fields at *p to kids.
-func (t *treeSink) header(kids *[]*tree.Node, fields []hdrField, b []byte, bi int, p *int) {
-	for i := range fields {
-		k := fields[i].kind
-		n := t.leaf(fields[i].name, k, k.String(), bi, *p, *p+k.FixedSize())
-		n.Int = read.Fixed(k, b[*p:])
-		*p = n.End
-		*kids = append(*kids, n)
+// fields appends the fixed-width fields at p to n's children and returns
+// where they end.
+func (t *treeSink) fields(n *tree.Node, fields []hdrField, b []byte, bi, p int) int {
+	for _, f := range fields {
+		c := t.leaf(f.name, f.kind, f.kind.String(), bi, p, p+f.kind.FixedSize())
+		c.Int = read.Fixed(f.kind, b[p:])
+		n.Children = append(n.Children, c)
+		p = c.End
 	}
+	return p
+}
+
+// entry makes the node of the entry b[off:end] of magic (0 or 1: a legacy
+// message, else a batch) with the first fixed fields of its header and
+// room for more children, and returns where those fields end.
+func (t *treeSink) entry(b []byte, bi, off, end int, magic int8, fixed, room int) (*tree.Node, int) {
+	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
+	fields := batchFields[:fixed]
+	if magic == 0 || magic == 1 {
+		n.Name, n.Type, fields = "message", "Message", msgFields[:fixed]
+	}
+	n.Raw = b[off:end:end]
+	n.Int = int64(magic)
+	n.Children = t.s.Kids(fixed + room)
+	return n, t.fields(n, fields, b, bi, off)
 }
 
 func (t *treeSink) truncated(b []byte, bi, off, end int, magic int8, fixed int) *tree.Node {
-	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
-	fields := batchFields[:]
-	if magic == 0 || magic == 1 {
-		n.Name, n.Type = "message", "Message"
-		fields = msgFields[:]
-	}
+	n, p := t.entry(b, bi, off, end, magic, fixed, 1)
 	n.Flags |= tree.Truncated
-	n.Raw = b[off:end]
-	n.Int = int64(magic)
-	kids := t.s.Kids(3)
-	p := off
-	t.header(&kids, fields[:fixed], b, bi, &p)
 	if p < end {
 		rest := t.bytesNode("partial", "bytes", b, bi, p, end)
 		rest.Flags |= tree.Truncated
-		kids = append(kids, rest)
+		n.Children = append(n.Children, rest)
 	}
-	n.Children = kids
 	return t.add(n)
 }
 
 var bitTypes = [...]string{"bits 0-2", "bit 3", "bit 4", "bit 5", "bit 6"}
 
-// bits makes the first num attribute bits of attr (a batch's five, a
+// bits makes attr's children, its first num bits (a batch's five, a
 // message's two).
-func (t *treeSink) bits(attr *tree.Node, num int) []*tree.Node {
-	kids := t.s.Kids(num)
-	for i := 0; i < num; i++ {
+func (t *treeSink) bits(attr *tree.Node, num int) {
+	attr.Children = t.s.Kids(num)
+	for i := range num {
 		c := t.leaf(bitNames[i], attr.Kind, bitTypes[i], attr.Buf, attr.Start, attr.End)
 		c.Int = (attr.Int >> (i + 2)) & 1
 		if i == 0 {
 			c.Int = attr.Int & 7
 		}
-		kids = append(kids, c)
+		attr.Children = append(attr.Children, c)
 	}
-	return kids
 }
 
 func (t *treeSink) batch(b []byte, bi, off, end int, ctx *batchCtx) *tree.Node {
-	n := t.leaf("batch", schema.Struct, "RecordBatch", bi, off, end)
-	n.Int = 2
-	n.Raw = b[off:end:end]
-	kids := t.s.Kids(14)
-	p := off
-	t.header(&kids, batchFields[:], b, bi, &p)
-	kids[batchAttrs].Children = t.bits(kids[batchAttrs], 5)
+	n, p := t.entry(b, bi, off, end, 2, len(batchFields), 1)
+	t.bits(n.Children[batchAttrs], 5)
 	recs := t.leaf("records", schema.Records, "records", bi, p, end)
 	recs.Raw = b[p:end]
 	if ctx.attrs&7 != CodecNone {
 		recs.Type = "compressed records"
 	}
-	n.Children = append(kids, recs)
+	n.Children = append(n.Children, recs)
 	return t.add(n)
 }
 
@@ -142,8 +141,7 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	rec.PrefixEnd = r.p + r.length.n
 	rec.Index = v.idx
 	rec.Int = v.offset
-	kids := t.s.Kids(8)
-	kids = append(kids, t.varLeaf(&r.length, "length", schema.Int32, "varint", bi))
+	kids := append(t.s.Kids(8), t.varLeaf(&r.length, "length", schema.Int32, "varint", bi))
 	var key, val *tree.Node
 	if r.stage >= stAttributes {
 		at := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
@@ -159,14 +157,14 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	if r.stage >= stKey {
 		key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
 		kids = append(kids, key)
-		if v.control {
-			t.control(b, bi, key, controlKeyFields[:])
-		}
 	}
 	if r.stage >= stValue {
 		val = t.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
-		t.controlValue(b, bi, v, val)
 		kids = append(kids, val)
+	}
+	if v.control { // the key and value were read
+		t.control(b, bi, key, controlKeyFields[:])
+		t.controlValue(b, bi, v, val)
 	}
 	if r.stage >= stHeaders {
 		kids = append(kids, t.headers(r, bi))
@@ -223,15 +221,11 @@ func (t *treeSink) varLeaf(f *varField, name string, k schema.Kind, typ string, 
 // bytesLeaf makes the node of a length-prefixed key, value or header part:
 // a varint length in a record, an int32 one in a legacy message.
 func (t *treeSink) bytesLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
-	x := t.leaf(name, k, typ, bi, f.at, f.at+f.n)
+	x := t.leaf(name, k, typ, bi, f.at, f.end()) // raw is nil when null
 	x.PrefixEnd = f.at + f.n
 	x.Int = f.v
-	if f.null {
-		x.Null = true
-	} else {
-		x.Raw = f.raw
-		x.End = f.end()
-	}
+	x.Null = f.null
+	x.Raw = f.raw
 	return x
 }
 
@@ -263,37 +257,29 @@ func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
 // control makes the children of a control record's key or value n: the
 // fields read of it, then the bytes after them ("rest"), if any.
 func (t *treeSink) control(b []byte, bi int, n *tree.Node, fields []hdrField) {
-	p := n.PrefixEnd
-	kids := t.s.Kids(3)
-	t.header(&kids, fields, b, bi, &p)
-	if p < n.End {
-		kids = append(kids, t.bytesNode("rest", "bytes", b, bi, p, n.End))
+	n.Children = t.s.Kids(3)
+	if p := t.fields(n, fields, b, bi, n.PrefixEnd); p < n.End {
+		n.Children = append(n.Children, t.bytesNode("rest", "bytes", b, bi, p, n.End))
 	}
-	n.Children = kids
 }
 
 func (t *treeSink) message(b []byte, bi int, m *msgParse, shift, _ int64) *tree.Node {
-	n := t.leaf("message", schema.Struct, "Message", bi, m.off, m.end)
-	n.Raw = b[m.off:m.end:m.end]
+	n, _ := t.entry(b, bi, m.off, m.end, m.magic, m.fixed(), 3)
 	n.Int = m.offset + shift
-	kids := t.s.Kids(9)
-	p := m.off
-	t.header(&kids, msgFields[:m.fixed()], b, bi, &p)
-	kids[msgAttrs].Children = t.bits(kids[msgAttrs], 2)
+	t.bits(n.Children[msgAttrs], 2)
 	var key, val *tree.Node
 	if m.stage >= 1 {
 		key = t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
-		kids = append(kids, key)
+		n.Children = append(n.Children, key)
 	}
 	if m.stage >= 2 {
 		val = t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
-		kids = append(kids, val)
+		n.Children = append(n.Children, val)
 	}
 	t.d.payloads(b, bi, m.hook, key, val)
 	if m.fail != "" && m.q < m.end {
-		kids = append(kids, t.rawNode(b, bi, m.q, m.end))
+		n.Children = append(n.Children, t.rawNode(b, bi, m.q, m.end))
 	}
-	n.Children = kids
 	return t.add(n)
 }
 

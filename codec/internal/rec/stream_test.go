@@ -259,3 +259,19 @@ func TestWriteJSONAllocs(t *testing.T) {
 		}
 	}
 }
+
+// A big entry left undecoded is written as base64 in pieces, flushed
+// between them (jsonSink.b64): the pieces join into the one string the
+// tree's JSON holds, for a length of whole pieces and one with a part
+// piece after them.
+func TestBigBase64InPieces(t *testing.T) {
+	for _, n := range []int{3 << 19, 3<<19 + 5} {
+		p := make([]byte, n)
+		binary.BigEndian.PutUint32(p[8:], 1<<30) // a batchLength past the end: a truncated entry
+		p[16] = 2
+		want := append(jsontext.AppendBase64([]byte(`[{"_truncated":`), p), `}]`...)
+		if js := bothWays(t, p, Options{}); !bytes.Equal(js, want) {
+			t.Fatalf("%d bytes: %.80s...", n, js)
+		}
+	}
+}

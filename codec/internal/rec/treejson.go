@@ -164,7 +164,6 @@ func (j *treeWriter) batch(dst []byte, n *tree.Node) []byte {
 	if a := child(n, "attributes"); a != nil {
 		attrs = int(a.Int)
 	}
-	dst = key(dst, false, "attributes")
 	dst = appendAttrs(dst, attrs, 2)
 	for _, f := range [...]string{"lastOffsetDelta", "baseTimestamp", "maxTimestamp", "producerId", "producerEpoch", "baseSequence"} {
 		dst = intField(dst, n, f, false)
@@ -323,7 +322,6 @@ func (j *treeWriter) message(dst []byte, m *tree.Node) []byte {
 	if a := child(m, "attributes"); a != nil {
 		attrs = int(a.Int) & 0xff
 	}
-	dst = key(dst, false, "attributes")
 	dst = appendAttrs(dst, attrs, magic)
 	if magic == 1 {
 		dst = intField(dst, m, "timestamp", false)
