@@ -3,6 +3,7 @@ package tree
 import (
 	"errors"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,7 +34,12 @@ import (
 // occurrences are nodes of the field's name, each with Index its (first)
 // element's index in the field's array (a packed run holds elements):
 // Get gives the first, and Lookup's "name[i]" element i of the array
-// value JSON shows, over all occurrences.
+// value JSON shows, over all occurrences. A Protobuf map field's entries
+// are nodes of the field's name too (of type "protobuf map<K, V>
+// entry"), each holding its "key" and "value": Get gives the first
+// entry, and Lookup's "name.k" the value of the entry whose key is k,
+// the member value JSON shows (the last entry of a key, as Protobuf
+// parsers keep it).
 
 // Get returns the child of n that holds the value named name, looking
 // inside n's tagged-field section too, or nil. A wrapper message's
@@ -220,11 +226,32 @@ func (n *Node) Lookup(path string) (*Node, error) {
 	if path == "" {
 		return fail("an empty path")
 	}
-	for i := 0; i < len(path); {
+	// mapStep steps from cur, an entry of a Protobuf map (up its
+	// parent), to the value of the entry whose key is path[i:j].
+	i := 0
+	mapStep := func(j int) string {
+		key := path[i:j]
+		entry := up.protoMapEntryOf(cur.Name, key)
+		if entry == nil {
+			return "no key " + strconv.Quote(key) + " in map " + strconv.Quote(cur.Name) + " (keys there: " + up.protoMapKeys(cur.Name) + ")"
+		}
+		if cur = entry.Get("value"); cur == nil {
+			return "no bytes of the value of key " + strconv.Quote(key) + " in map " + strconv.Quote(entry.Name) + " (value JSON shows its type's default)"
+		}
+		done, up = path[:j], entry
+		return ""
+	}
+	for i < len(path) {
 		switch path[i] {
 		case '.':
 			i++
-			if i == len(path) || path[i] == '.' || path[i] == '[' {
+			switch empty := i == len(path) || path[i] == '.' || path[i] == '['; {
+			case empty && up != nil && cur.protoMapEntry():
+				// The empty key, a map's default one ("byKey..x").
+				if msg := mapStep(i); msg != "" {
+					return fail(msg)
+				}
+			case empty:
 				return fail("a name missing")
 			}
 		case '[':
@@ -236,6 +263,9 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			}
 			if j == i+1 || j == len(path) || path[j] != ']' {
 				return fail("a malformed index")
+			}
+			if up != nil && cur.protoMapEntry() {
+				return fail("no item: " + strconv.Quote(cur.Name) + " is a map, whose values are named by their keys (" + up.protoMapKeys(cur.Name) + ")")
 			}
 			next, count := cur.elem(idx), -1
 			if up != nil && cur.protoRepeated() {
@@ -253,6 +283,13 @@ func (n *Node) Lookup(path string) (*Node, error) {
 			j := i
 			for j < len(path) && path[j] != '.' && path[j] != '[' {
 				j++
+			}
+			if up != nil && cur.protoMapEntry() {
+				if msg := mapStep(j); msg != "" {
+					return fail(msg)
+				}
+				i = j
+				continue
 			}
 			next := cur.Get(path[i:j])
 			if next == nil {
@@ -283,6 +320,7 @@ func (n *Node) names() []string {
 			out = append(out, c.names()...)
 		case c.Role == RoleElement || c.Role == RoleRaw || c.Role == RoleUnknownTag || c.Role == RoleTrailing || c.Role == RoleFraming:
 		case c.protoRepeated() && c.Index > 0:
+		case c.protoMapEntry() && slices.Contains(out, c.Name): // a map's entries, once
 		default:
 			out = append(out, n.childName(c))
 		}
@@ -319,4 +357,59 @@ func (n *Node) protoElem(name string, i int) (e *Node, count int) {
 		}
 	}
 	return e, count
+}
+
+// protoMapEntry reports whether n is an entry of a Protobuf map field:
+// codec/payload types it "protobuf map<K, V> entry".
+func (n *Node) protoMapEntry() bool {
+	return n.Role == RoleRecord && strings.HasPrefix(n.Type, "protobuf map<") && strings.HasSuffix(n.Type, "> entry")
+}
+
+// protoMapKey is the key of map entry n as value JSON writes it, a
+// member name: a string as it is, an integer in decimal (an unsigned
+// 64-bit one's digits are its Raw), a bool as true or false; a key with
+// no bytes is its type's default.
+func (n *Node) protoMapKey() string {
+	k := n.Get("key")
+	switch {
+	case k == nil && strings.HasPrefix(n.Type, "protobuf map<string,"):
+		return ""
+	case k == nil && strings.HasPrefix(n.Type, "protobuf map<bool,"):
+		return "false"
+	case k == nil:
+		return "0"
+	case k.Kind == schema.Bool:
+		return strconv.FormatBool(k.Int != 0)
+	case k.Kind == schema.Int64:
+		return strconv.FormatInt(k.Int, 10)
+	}
+	return string(k.Raw)
+}
+
+// protoMapEntryOf returns the entry whose key is key among the entries
+// of Protobuf map field name, n's children: the last, as Protobuf
+// parsers keep a key that comes twice; nil when there is none.
+func (n *Node) protoMapEntryOf(name, key string) *Node {
+	var e *Node
+	for _, c := range n.Children {
+		if c.Name == name && c.protoMapEntry() && c.protoMapKey() == key {
+			e = c
+		}
+	}
+	return e
+}
+
+// protoMapKeys lists the keys of Protobuf map field name, n's children,
+// quoted, each once, for an error.
+func (n *Node) protoMapKeys(name string) string {
+	var keys []string
+	for _, c := range n.Children {
+		if c.Name != name || !c.protoMapEntry() {
+			continue
+		}
+		if q := strconv.Quote(c.protoMapKey()); !slices.Contains(keys, q) {
+			keys = append(keys, q)
+		}
+	}
+	return strings.Join(keys, ", ")
 }
