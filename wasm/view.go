@@ -38,6 +38,11 @@ type view struct {
 	// The links between nodes and JSON lines, made with value.
 	lineNode []int32    // line -> the node whose value it shows
 	nodeSpan [][2]int32 // node -> its value's first and last line
+	// The nodes' value-JSON paths, for the breadcrumb (nodePath): made
+	// when first asked for, as the form of the JSON shown does not
+	// change them.
+	crumbs  *render.Paths
+	crumbOf []int32
 }
 
 type grid struct {
@@ -831,43 +836,26 @@ func nodeJSON(this js.Value, args []js.Value) any {
 	return string(jsontext.Indent(nil, v.f.AppendAnnotated(nil, v.nodes[id])))
 }
 
-// path(id) -> "body › topics[0] › name". A container's framing (a
-// payload's closing bracket, Avro block counts) is on its container's
-// path, as render gives it: a member "end" is not it.
+// path(id) -> "body › topics[0] › name": the node's value-JSON path, a
+// step at a time, the path warnings, errors, codec's Lookup and the JSON
+// panel name it by ("body.topics[0].name"), as render.NodePaths gives it.
+// A batch or record is its list's element ("records[0] › records[3]"),
+// a payload's data its key's or value's "decoded", a control record's
+// fields its "control" members, bytes left undecoded the "_raw" that
+// shows them; what has no member of its own (a container's framing, a
+// tagged-field section, a batch's decompressed bytes) is on the path of
+// what holds it.
 func nodePath(this js.Value, args []js.Value) any {
 	v := view0()
 	id := intArg(args, 0)
 	if v == nil || id < 0 || id >= len(v.nodes) {
 		return ""
 	}
-	var parts []string
-	for i := int32(id); i > 0; i = v.parent[i] {
-		n := v.nodes[i]
-		if n.Role == tree.RoleFraming {
-			continue
-		}
-		name := n.Name
-		if n.Field != nil {
-			name = n.Field.JSON
-		}
-		if n.Index >= 0 && v.parent[i] >= 0 {
-			p := v.nodes[v.parent[i]]
-			name = p.Name
-			if p.Field != nil {
-				name = p.Field.JSON
-			}
-			name += "[" + strconv.Itoa(n.Index) + "]"
-		}
-		parts = append(parts, name)
+	if v.crumbs == nil {
+		v.crumbs = &render.Paths{}
+		v.crumbOf = render.NodePaths(v.f.Root, v.crumbs)
 	}
-	s := ""
-	for i := len(parts) - 1; i >= 0; i-- {
-		if s != "" {
-			s += " › "
-		}
-		s += parts[i]
-	}
-	return s
+	return v.crumbs.Steps(v.crumbOf[id], " › ")
 }
 
 func parentOf(this js.Value, args []js.Value) any {

@@ -151,6 +151,24 @@ func (p *Paths) String(id int32) string {
 	return up + "." + p.names[s]
 }
 
+// Steps writes path id out a step at a time, each member with the
+// indexes that follow it ("topics[0]"), joined by sep: "body › topics[0]
+// › name" with sep " › ". A member name is written as it is, so a step
+// is never split at a dot or bracket a name holds.
+func (p *Paths) Steps(id int32, sep string) string {
+	if id <= Root || int(id) >= len(p.parent) {
+		return ""
+	}
+	up, s := p.Steps(p.parent[id], sep), p.step[id]
+	switch {
+	case s < 0:
+		return up + "[" + strconv.Itoa(int(-1-s)) + "]"
+	case up == "":
+		return p.names[s]
+	}
+	return up + sep + p.names[s]
+}
+
 // Resolve finds path id among known paths, or its nearest ancestor
 // ("a.b[2].c" -> "a.b[2]" -> "a.b" -> "a" -> ""), for which has reports
 // true; the root when none is.

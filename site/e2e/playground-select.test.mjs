@@ -1,0 +1,50 @@
+// What a selection says and selects, in real Chromium: the breadcrumb
+// above the panels names a node by its value-JSON path (the path the
+// warnings and the JSON panel use).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { session } from './helpers-playground.mjs';
+
+const pg = session();
+const { open } = pg;
+
+// The Produce example: one batch of two records, the first with a header.
+const PRODUCE = '000000c10000000900000007000a70726f64756365722d310000ffff0000753002076f7264657273020000000094010000000000000000000000870000000002199e6af10000000000010000019b76daa8000000019b76daa801ffffffffffffffffffffffffffff000000026e0000000e757365722d34323e7b226576656e74223a227369676e7570222c22706c616e223a2270726f227d020c736f75726365067765623a0002020c757365722d37227b226576656e74223a226c6f67696e227d00000000';
+
+// clickJSON scrolls the JSON panel to the first line whose text matches
+// re (the panel draws the lines in view) and clicks it.
+async function clickJSON(page, re) {
+  await page.waitForFunction(() => window.kwirePlayground.panels[0].jsonReady && document.querySelectorAll('#json .pg-row[data-line]').length > 0);
+  const line = await page.evaluate(async (src) => {
+    const re = new RegExp(src), box = document.getElementById('json');
+    const find = () => [...box.querySelectorAll('.pg-row[data-line]')].find((r) => re.test(r.textContent));
+    for (let y = 0; !find() && y < box.scrollHeight; y += 200) {
+      box.scrollTop = y;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = find();
+    return r ? +r.dataset.line : -1;
+  }, re.source);
+  assert.ok(line >= 0, 'no JSON line matches ' + re);
+  const before = await page.evaluate(() => document.body.dataset.selected || '');
+  await page.click(`#json .pg-row[data-line="${line}"]`);
+  await page.waitForFunction((b) => (document.body.dataset.selected || '') !== b && window.kwirePlayground.panels[0].sel, before);
+  // The selection bar's text comes after the node's path is asked for.
+  await page.waitForFunction(() => /\[\d+, \d+\)/.test(document.getElementById('sel-desc').textContent));
+}
+
+test('the breadcrumb names a record\'s key by its JSON path: the batch and record by their indexes', { timeout: 120_000 }, async () => {
+  const page = await open('#hex=' + PRODUCE);
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  // The second record's key: the last "key" member of a record (the
+  // first record's header has one too, before it).
+  await clickJSON(page, /^\s*"key": \{\s*$/);
+  const first = await page.textContent('#sel-desc');
+  assert.match(first, /^body › topicData\[0\] › partitionData\[0\] › records\[0\] › records\[0\] › key {2}\[\d+, \d+\)/, first);
+  await clickJSON(page, /^\s*"text": "user-7"/);
+  const second = await page.textContent('#sel-desc');
+  assert.match(second, /^body › topicData\[0\] › partitionData\[0\] › records\[0\] › records\[1\] › key {2}\[\d+, \d+\)/, second);
+  assert.match(await page.$eval('#tree .pg-row.pg-sel', (r) => r.textContent), /key/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
