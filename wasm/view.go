@@ -749,6 +749,17 @@ func (v *view) valueJSON() {
 	v.lineNode = make([]int32, len(jl.Paths))
 	for i, p := range jl.Paths {
 		v.lineNode[i] = max(byPath[ps.Resolve(p, hasNode)], 0)
+		// An entry's "_raw" (a batch or legacy message with warnings:
+		// all its bytes, as base64) or "_truncated" (an entry cut
+		// short: the bytes there are) shows the entry's bytes, not those
+		// of the raw or first node below it that has the member's path:
+		// its line is the entry's. Bytes that are an entry alone,
+		// {"_raw": ...}, have no entry node: their line stays theirs.
+		if name, ok := ps.Member(p); ok && (name == "_raw" || name == "_truncated") {
+			if e := byPath[ps.Parent(p)]; e >= 0 && recordsEntry(v.nodes[e]) {
+				v.lineNode[i] = e
+			}
+		}
 	}
 	v.nodeSpan = make([][2]int32, len(paths))
 	var root int32
@@ -765,6 +776,21 @@ func (v *view) valueJSON() {
 			v.nodeSpan[i] = [2]int32{-1, -1}
 		}
 	}
+}
+
+// recordsEntry reports whether n is an entry of records as the records
+// reader makes it (a batch, a legacy message, a record, a header), not a
+// payload's member of such a name: a struct of that type (a payload's
+// types start with its format's name).
+func recordsEntry(n *tree.Node) bool {
+	if n.Role != tree.RoleRecord || n.Kind != schema.Struct {
+		return false
+	}
+	switch n.Type {
+	case "RecordBatch", "Message", "Record", "Header":
+		return true
+	}
+	return false
 }
 
 // jsonNodeAt(line) -> the node a line of value JSON shows, or -1.

@@ -1,6 +1,7 @@
 // What a selection says and selects, in real Chromium: the breadcrumb
 // above the panels names a node by its value-JSON path (the path the
-// warnings and the JSON panel use).
+// warnings and the JSON panel use), and a batch's "_raw" line in the JSON
+// panel selects the batch whose bytes it shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { session } from './helpers-playground.mjs';
@@ -10,6 +11,10 @@ const { open } = pg;
 
 // The Produce example: one batch of two records, the first with a header.
 const PRODUCE = '000000c10000000900000007000a70726f64756365722d310000ffff0000753002076f7264657273020000000094010000000000000000000000870000000002199e6af10000000000010000019b76daa8000000019b76daa801ffffffffffffffffffffffffffff000000026e0000000e757365722d34323e7b226576656e74223a227369676e7570222c22706c616e223a2270726f227d020c736f75726365067765623a0002020c757365722d37227b226576656e74223a226c6f67696e227d00000000';
+// A Produce v9 request whose batch (74 bytes, from byte 32) holds one
+// record and 3 bytes after it inside the batch's length: its CRC fails,
+// and its JSON has "_raw", the batch's bytes as base64.
+const RAWBATCH = '0000006900000009000000010001740000ffff0000753002027402000000004b00000000000000000000003e00000000027e0a5dfa00000000000000000000000000000000000000000000ffffffffffffffffffffffffffff0000000112000000026b04763000ffffff000000';
 
 // clickJSON scrolls the JSON panel to the first line whose text matches
 // re (the panel draws the lines in view) and clicks it.
@@ -45,6 +50,26 @@ test('the breadcrumb names a record\'s key by its JSON path: the batch and recor
   const second = await page.textContent('#sel-desc');
   assert.match(second, /^body › topicData\[0\] › partitionData\[0\] › records\[0\] › records\[1\] › key {2}\[\d+, \d+\)/, second);
   assert.match(await page.$eval('#tree .pg-row.pg-sel', (r) => r.textContent), /key/);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a batch\'s "_raw" line selects the batch, all its bytes lit in the grid', { timeout: 120_000 }, async () => {
+  const page = await open('#hex=' + RAWBATCH);
+  await page.waitForFunction(() => document.body.dataset.decoded, null, { timeout: 60_000 });
+  await clickJSON(page, /^\s*"_raw": "/);
+  const sel = await page.evaluate(() => { const s = window.kwirePlayground.panels[0].sel; return { buf: s.buf, start: s.start, end: s.end }; });
+  assert.deepEqual(sel, { buf: 0, start: 32, end: 106 }, 'the batch: bytes [32, 106)');
+  const desc = await page.textContent('#sel-desc');
+  assert.match(desc, /^body › topicData\[0\] › partitionData\[0\] › records\[0\] {2}\[32, 106\) {2}74 bytes/, desc);
+  // The tree's selected row is the batch; the grid lights its cells,
+  // from its first byte on (the grid draws the rows in view), and no
+  // cell outside it.
+  assert.match(await page.$eval('#tree .pg-row.pg-sel', (r) => r.textContent), /RecordBatch/);
+  await page.waitForFunction(() => document.querySelector('#grids .kw-cell.kw-sel[data-start="32"]'));
+  const lit = await page.$$eval('#grids .kw-cell.kw-sel', (cs) => cs.map((c) => [+c.dataset.start, +c.dataset.end]));
+  assert.ok(lit.length > 10, 'cells lit: ' + lit.length);
+  for (const [s, e] of lit) assert.ok(s >= 32 && e <= 106, 'a cell lit outside the batch: [' + s + ', ' + e + ')');
   assert.deepEqual(page.errors, []);
   await page.close();
 });
