@@ -1,10 +1,12 @@
 // What a selection says and selects, in real Chromium: the breadcrumb
 // above the panels names a node by its value-JSON path (the path the
-// warnings and the JSON panel use), and a batch's "_raw" line in the JSON
-// panel selects the batch whose bytes it shows.
+// warnings and the JSON panel use), a batch's "_raw" line in the JSON
+// panel selects the batch whose bytes it shows, and storage files opened
+// while a big frame was being decoded leave no "decoding" state behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { session } from './helpers-playground.mjs';
+import { join } from 'node:path';
+import { session, root } from './helpers-playground.mjs';
 
 const pg = session();
 const { open } = pg;
@@ -70,6 +72,36 @@ test('a batch\'s "_raw" line selects the batch, all its bytes lit in the grid', 
   const lit = await page.$$eval('#grids .kw-cell.kw-sel', (cs) => cs.map((c) => [+c.dataset.start, +c.dataset.end]));
   assert.ok(lit.length > 10, 'cells lit: ' + lit.length);
   for (const [s, e] of lit) assert.ok(s >= 32 && e <= 106, 'a cell lit outside the batch: [' + s + ', ' + e + ')');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('storage files opened while a big frame decodes: no "decoding" state stays behind', { timeout: 180_000 }, async () => {
+  const page = await open();
+  // The worker's answers are held while the files are changed, so that
+  // the frame's answer comes after the storage files replaced it, as a
+  // slow decode's does.
+  await page.evaluate(() => {
+    const w = window.kwireBoot.worker, on = w.onmessage;
+    window.held = [];
+    window.hold = true;
+    w.onmessage = (e) => { if (window.hold && e.data.event === undefined) window.held.push(e); else on(e); };
+    window.release = () => { window.hold = false; for (const e of window.held.splice(0)) on(e); };
+  });
+  await page.setInputFiles('#file', join(pg.built.inputs, 'big-fetch.bin'));
+  await page.waitForFunction(() => document.body.dataset.decoding !== undefined, null, { timeout: 30_000 });
+  await page.setInputFiles('#file', join(root, 'testdata', 'storage', 'logdir', 'orders-0', '00000000000000000000.log'));
+  await page.waitForFunction(() => /reading/.test(document.getElementById('st-title').textContent), null, { timeout: 30_000 });
+  await page.evaluate(() => window.release());
+  await page.waitForFunction(() => !document.getElementById('storage').hidden && document.querySelectorAll('#st-record section').length > 0 &&
+    !/^Reading/.test(document.getElementById('status').textContent), null, { timeout: 120_000 });
+  // The frame's answer came and was dropped (it stood for an input no
+  // longer shown): the page decodes nothing.
+  await page.waitForFunction(() => window.held.length === 0 && !window.hold);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(await page.evaluate(() => document.body.dataset.decoding), undefined, 'the page still says a decode is running');
+  assert.doesNotMatch(await page.textContent('#status'), /Decoding big-fetch/);
+  assert.equal(await page.$$eval('#st-table tbody tr', (r) => r.length), 24);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
