@@ -82,6 +82,23 @@ func checkBreadcrumbs(t *testing.T, c crumbFrame) (exact int) {
 		switch {
 		case err == nil && got == n:
 			exact++
+		case protoMapPart(v, int32(i)) >= 0:
+			// A Protobuf map's entry, its key and its value: value JSON
+			// shows the entry as the member of its key ("counts.x"). A
+			// Lookup that names a map's value by its key finds the
+			// entry's value; one that names no key finds the map by the
+			// rest of the path.
+			e := protoMapPart(v, int32(i))
+			if err == nil {
+				if id := v.id(got); id != e && (id < 0 || v.parent[id] != e) {
+					t.Errorf("%s: %q (%s %s) leads to %s %s, out of its map entry", c.name, crumb[i], n.Name, n.Type, got.Name, got.Type)
+				}
+				break
+			}
+			m, err := v.f.Root.Lookup(path[:strings.LastIndex(path, ".")])
+			if err != nil || !strings.HasPrefix(m.Type, "protobuf map<") {
+				t.Errorf("%s: %q (%s %s) is in no map: %v", c.name, crumb[i], n.Name, n.Type, err)
+			}
 		case err == nil && ancestorOrSelf(got, int32(i)):
 			// n shares the breadcrumb of what holds it: every node from
 			// there down to n has no member of its own.
@@ -105,15 +122,6 @@ func checkBreadcrumbs(t *testing.T, c crumbFrame) (exact int) {
 			// Another occurrence of the same Protobuf repeated field (a
 			// packed run, here): value JSON shows one array over all of
 			// them, Lookup's name the first.
-		case err != nil && protoMapPart(v, int32(i)):
-			// A Protobuf map's entry, its key and its value: value JSON
-			// shows the entry as the member of its key ("counts.x"),
-			// which Lookup does not name: it finds the map by the rest.
-			k := strings.LastIndex(path, ".")
-			m, err := v.f.Root.Lookup(path[:k])
-			if err != nil || !strings.HasPrefix(m.Type, "protobuf map<") {
-				t.Errorf("%s: %q (%s %s) is in no map: %v", c.name, crumb[i], n.Name, n.Type, err)
-			}
 		default:
 			cut := -1
 			for _, m := range []string{"._raw", "._truncated", ".control."} {
@@ -163,15 +171,15 @@ func (v *view) noMember(id int32) bool {
 	return v.parent[id] >= 0 && v.nodes[v.parent[id]].Type == "avro map entry"
 }
 
-// protoMapPart reports whether node id is a Protobuf map's entry, or its
-// key or value.
-func protoMapPart(v *view, id int32) bool {
+// protoMapPart is the number of the Protobuf map entry node id is, or
+// whose key or value it is; -1 when none.
+func protoMapPart(v *view, id int32) int32 {
 	for k := 0; k < 2 && id >= 0; k, id = k+1, v.parent[id] {
 		if strings.HasPrefix(v.nodes[id].Type, "protobuf map<") {
-			return true
+			return id
 		}
 	}
-	return false
+	return -1
 }
 
 // id is the number of node n.

@@ -62,7 +62,7 @@ func TestPayloadBreadcrumbIsTheNodesPath(t *testing.T) {
 		t.Errorf("the payloads did not read cleanly: %v", v.f.Warnings)
 	}
 	// Each format's data was read.
-	for _, p := range []string{"value[0].records[0].value.decoded.tags.k", "value[0].records[1].value.decoded.counts.value", "value[0].records[1].value.decoded.packed[3]", "value[0].records[1].key.decoded.inflated.record"} {
+	for _, p := range []string{"value[0].records[0].value.decoded.tags.k", "value[0].records[1].value.decoded.counts", "value[0].records[1].value.decoded.packed[3]", "value[0].records[1].key.decoded.inflated.record"} {
 		if _, err := v.f.Root.Lookup(p); err != nil {
 			t.Error(err)
 		}
