@@ -51,6 +51,7 @@ test('the breadcrumb names a record\'s key by its JSON path: the batch and recor
   await clickJSON(page, /^\s*"text": "user-7"/);
   const second = await page.textContent('#sel-desc');
   assert.match(second, /^body › topicData\[0\] › partitionData\[0\] › records\[0\] › records\[1\] › key {2}\[\d+, \d+\)/, second);
+  await page.waitForSelector('#tree .pg-row.pg-sel');
   assert.match(await page.$eval('#tree .pg-row.pg-sel', (r) => r.textContent), /key/);
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -67,6 +68,7 @@ test('a batch\'s "_raw" line selects the batch, all its bytes lit in the grid', 
   // The tree's selected row is the batch; the grid lights its cells,
   // from its first byte on (the grid draws the rows in view), and no
   // cell outside it.
+  await page.waitForSelector('#tree .pg-row.pg-sel');
   assert.match(await page.$eval('#tree .pg-row.pg-sel', (r) => r.textContent), /RecordBatch/);
   await page.waitForFunction(() => document.querySelector('#grids .kw-cell.kw-sel[data-start="32"]'));
   const lit = await page.$$eval('#grids .kw-cell.kw-sel', (cs) => cs.map((c) => [+c.dataset.start, +c.dataset.end]));
