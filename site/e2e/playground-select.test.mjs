@@ -2,7 +2,8 @@
 // above the panels names a node by its value-JSON path (the path the
 // warnings and the JSON panel use), a batch's "_raw" line in the JSON
 // panel selects the batch whose bytes it shows, and storage files opened
-// while a big frame was being decoded leave no "decoding" state behind.
+// while a big frame was being decoded, or a big capture, leave no
+// "decoding" state behind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -104,6 +105,19 @@ test('storage files opened while a big frame decodes: no "decoding" state stays 
   assert.equal(await page.evaluate(() => document.body.dataset.decoding), undefined, 'the page still says a decode is running');
   assert.doesNotMatch(await page.textContent('#status'), /Decoding big-fetch/);
   assert.equal(await page.$$eval('#st-table tbody tr', (r) => r.length), 24);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a big capture opened: the capture shown, no "decoding" state stays behind', { timeout: 180_000 }, async () => {
+  const page = await open();
+  const before = await page.evaluate(() => document.body.dataset.decoded || '');
+  await page.setInputFiles('#file', join(pg.built.inputs, 'traffic.pcap'));
+  // The file is over 64 KiB: the page says at once that it is reading it.
+  await page.waitForFunction((b) => !document.getElementById('capture').hidden && (document.body.dataset.decoded || '') !== b &&
+    document.querySelectorAll('#cap-table tbody tr').length > 0, before, { timeout: 120_000 });
+  assert.match(await page.textContent('#cap-title'), /^Capture: \d+ packets/);
+  assert.equal(await page.evaluate(() => document.body.dataset.decoding), undefined, 'the page still says a decode is running');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -154,6 +154,7 @@ export async function decodeBytes(bytes, format, gen) {
     if (gen !== st.gen) return;
     if (!part.length) {
       clearViews();
+      delete document.body.dataset.decoding;
       showError($('input-error'), (o.version !== null ? 'No API reads this response as version ' + o.version + ', even in part' : 'No API and version reads this response, even in part') +
         (bytes.length > HINT_MAX ? ' (frames over 64 KiB are not tried every way)' : '') +
         (o.version !== null ? ': choose the API, or another version, or leave the version empty to have it guessed.' : ': choose them above.'));
