@@ -38,6 +38,11 @@ type view struct {
 	// The links between nodes and JSON lines, made with value.
 	lineNode []int32    // line -> the node whose value it shows
 	nodeSpan [][2]int32 // node -> its value's first and last line
+	// The nodes' value-JSON paths, for the breadcrumb (nodePath): made
+	// when first asked for, as the form of the JSON shown does not
+	// change them.
+	crumbs  *render.Paths
+	crumbOf []int32
 }
 
 type grid struct {
@@ -744,6 +749,17 @@ func (v *view) valueJSON() {
 	v.lineNode = make([]int32, len(jl.Paths))
 	for i, p := range jl.Paths {
 		v.lineNode[i] = max(byPath[ps.Resolve(p, hasNode)], 0)
+		// An entry's "_raw" (a batch or legacy message with warnings:
+		// all its bytes, as base64) or "_truncated" (an entry cut
+		// short: the bytes there are) shows the entry's bytes, not those
+		// of the raw or first node below it that has the member's path:
+		// its line is the entry's. Bytes that are an entry alone,
+		// {"_raw": ...}, have no entry node: their line stays theirs.
+		if name, ok := ps.Member(p); ok && (name == "_raw" || name == "_truncated") {
+			if e := byPath[ps.Parent(p)]; e >= 0 && recordsEntry(v.nodes[e]) {
+				v.lineNode[i] = e
+			}
+		}
 	}
 	v.nodeSpan = make([][2]int32, len(paths))
 	var root int32
@@ -760,6 +776,21 @@ func (v *view) valueJSON() {
 			v.nodeSpan[i] = [2]int32{-1, -1}
 		}
 	}
+}
+
+// recordsEntry reports whether n is an entry of records as the records
+// reader makes it (a batch, a legacy message, a record, a header), not a
+// payload's member of such a name: a struct of that type (a payload's
+// types start with its format's name).
+func recordsEntry(n *tree.Node) bool {
+	if n.Role != tree.RoleRecord || n.Kind != schema.Struct {
+		return false
+	}
+	switch n.Type {
+	case "RecordBatch", "Message", "Record", "Header":
+		return true
+	}
+	return false
 }
 
 // jsonNodeAt(line) -> the node a line of value JSON shows, or -1.
@@ -831,43 +862,26 @@ func nodeJSON(this js.Value, args []js.Value) any {
 	return string(jsontext.Indent(nil, v.f.AppendAnnotated(nil, v.nodes[id])))
 }
 
-// path(id) -> "body › topics[0] › name". A container's framing (a
-// payload's closing bracket, Avro block counts) is on its container's
-// path, as render gives it: a member "end" is not it.
+// path(id) -> "body › topics[0] › name": the node's value-JSON path, a
+// step at a time, the path warnings, errors, codec's Lookup and the JSON
+// panel name it by ("body.topics[0].name"), as render.NodePaths gives it.
+// A batch or record is its list's element ("records[0] › records[3]"),
+// a payload's data its key's or value's "decoded", a control record's
+// fields its "control" members, bytes left undecoded the "_raw" that
+// shows them; what has no member of its own (a container's framing, a
+// tagged-field section, a batch's decompressed bytes) is on the path of
+// what holds it.
 func nodePath(this js.Value, args []js.Value) any {
 	v := view0()
 	id := intArg(args, 0)
 	if v == nil || id < 0 || id >= len(v.nodes) {
 		return ""
 	}
-	var parts []string
-	for i := int32(id); i > 0; i = v.parent[i] {
-		n := v.nodes[i]
-		if n.Role == tree.RoleFraming {
-			continue
-		}
-		name := n.Name
-		if n.Field != nil {
-			name = n.Field.JSON
-		}
-		if n.Index >= 0 && v.parent[i] >= 0 {
-			p := v.nodes[v.parent[i]]
-			name = p.Name
-			if p.Field != nil {
-				name = p.Field.JSON
-			}
-			name += "[" + strconv.Itoa(n.Index) + "]"
-		}
-		parts = append(parts, name)
+	if v.crumbs == nil {
+		v.crumbs = &render.Paths{}
+		v.crumbOf = render.NodePaths(v.f.Root, v.crumbs)
 	}
-	s := ""
-	for i := len(parts) - 1; i >= 0; i-- {
-		if s != "" {
-			s += " › "
-		}
-		s += parts[i]
-	}
-	return s
+	return v.crumbs.Steps(v.crumbOf[id], " › ")
 }
 
 func parentOf(this js.Value, args []js.Value) any {

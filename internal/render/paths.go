@@ -151,6 +151,43 @@ func (p *Paths) String(id int32) string {
 	return up + "." + p.names[s]
 }
 
+// Parent is the path one step up from id ("a.b[2]" from "a.b[2].c"),
+// -1 for the root.
+func (p *Paths) Parent(id int32) int32 {
+	if id <= Root || int(id) >= len(p.parent) {
+		return -1
+	}
+	return p.parent[id]
+}
+
+// Member is the name of path id's last step when that step is a member
+// ("c" of "a.b[2].c"), false when it is an element's index or id is the
+// root.
+func (p *Paths) Member(id int32) (string, bool) {
+	if id <= Root || int(id) >= len(p.step) || p.step[id] < 0 {
+		return "", false
+	}
+	return p.names[p.step[id]], true
+}
+
+// Steps writes path id out a step at a time, each member with the
+// indexes that follow it ("topics[0]"), joined by sep: "body › topics[0]
+// › name" with sep " › ". A member name is written as it is, so a step
+// is never split at a dot or bracket a name holds.
+func (p *Paths) Steps(id int32, sep string) string {
+	if id <= Root || int(id) >= len(p.parent) {
+		return ""
+	}
+	up, s := p.Steps(p.parent[id], sep), p.step[id]
+	switch {
+	case s < 0:
+		return up + "[" + strconv.Itoa(int(-1-s)) + "]"
+	case up == "":
+		return p.names[s]
+	}
+	return up + sep + p.names[s]
+}
+
 // Resolve finds path id among known paths, or its nearest ancestor
 // ("a.b[2].c" -> "a.b[2]" -> "a.b" -> "a" -> ""), for which has reports
 // true; the root when none is.

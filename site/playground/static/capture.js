@@ -93,6 +93,9 @@ export async function openCapture(bytes, gen, notDump) {
   frameOptions(false);
   const r = await rpc('capture', bytes, st.keyLog ? st.keyLog.bytes : null);
   if (gen !== st.gen) return;
+  // The input is read: a big one's decoding state (decodingState) ends
+  // here, as no frame's decode (which ends it) follows a capture's.
+  delete document.body.dataset.decoding;
   if (r.error && r.notDump && notDump) { closeCapture(); notDump(); return; }
   if (r.error) { clearViews(); closeCapture(); showError($('input-error'), (r.notDump === false ? 'This text of packets\' dumps' : 'This capture') + ' could not be read: ' + r.error); return; }
   const s = r.summary;

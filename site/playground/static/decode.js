@@ -154,6 +154,7 @@ export async function decodeBytes(bytes, format, gen) {
     if (gen !== st.gen) return;
     if (!part.length) {
       clearViews();
+      delete document.body.dataset.decoding;
       showError($('input-error'), (o.version !== null ? 'No API reads this response as version ' + o.version + ', even in part' : 'No API and version reads this response, even in part') +
         (bytes.length > HINT_MAX ? ' (frames over 64 KiB are not tried every way)' : '') +
         (o.version !== null ? ': choose the API, or another version, or leave the version empty to have it guessed.' : ': choose them above.'));
@@ -275,7 +276,12 @@ export function redo() {
 // the frame picked from a list, the frame drawn, and what was drawn to
 // act on it (the back-to-back frames, the readings guessed, the response
 // hint, the input's error), whose buttons decoded a frame beside the
-// storage view, or set the frame options hidden behind it.
+// storage view, or set the frame options hidden behind it. A big input's
+// decode in flight (decodingState) is dropped when it answers, as it
+// stands for an input no longer shown (a later generation): its
+// "decoding" state goes now, or nothing would clear it, and the page
+// would say a decode runs while the storage view shows (and until the
+// next frame decoded).
 export function leaveFrame() {
   run.cancel();
   redoSoon.cancel();
@@ -283,4 +289,5 @@ export function leaveFrame() {
   resetOutput();
   $('frames').hidden = true;
   clearViews();
+  delete document.body.dataset.decoding;
 }
