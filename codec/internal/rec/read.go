@@ -652,7 +652,6 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 		}
 	}
 	u := d.s.message(b, bi, m, shift, ts)
-	d.res.Records = append(d.res.Records, RecordInfo{Node: u, Offset: m.offset + shift, Timestamp: ts})
 	warned := d.warned
 	if m.fail != "" {
 		d.note(nil, u, bi, off, "", m.fail)

@@ -8,8 +8,8 @@ import (
 )
 
 // treeSink builds the records' tree: nodes from a slab, with the spans and
-// values the package doc lays out. The reader charges the budget for
-// them; the sink only makes them.
+// values the package doc lays out, each record and message listed in
+// Result.Records. The reader charges the budget; the sink only makes them.
 type treeSink struct {
 	d     *decoder
 	s     *slab.Slab
@@ -263,7 +263,7 @@ func (t *treeSink) control(b []byte, bi int, n *tree.Node, fields []hdrField) {
 	}
 }
 
-func (t *treeSink) message(b []byte, bi int, m *msgParse, shift, _ int64) *tree.Node {
+func (t *treeSink) message(b []byte, bi int, m *msgParse, shift, ts int64) *tree.Node {
 	n, _ := t.entry(b, bi, m.off, m.end, m.magic, m.fixed(), 3)
 	n.Int = m.offset + shift
 	t.bits(n.Children[msgAttrs], 2)
@@ -280,6 +280,7 @@ func (t *treeSink) message(b []byte, bi int, m *msgParse, shift, _ int64) *tree.
 	if m.fail != "" && m.q < m.end {
 		n.Children = append(n.Children, t.rawNode(b, bi, m.q, m.end))
 	}
+	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: n, Offset: n.Int, Timestamp: ts})
 	return t.add(n)
 }
 
