@@ -394,10 +394,14 @@ type recView struct {
 	offset, timestamp int64
 	control           bool // a control record whose key reads
 	ctype             int
-	readValue         bool // a control value to read (controlValue)
-	cv                controlVal
-	data              *tree.Node // a KRaft control value's data message, when it read
-	hook              hooked     // what Options.Payload reads
+	// A control value to read (controlValue): its version, then a
+	// marker's coordinatorEpoch (epoch: there) or, for the KRaft types
+	// (ctype > 1), its data message (data, when it read).
+	readValue                 bool
+	version, coordinatorEpoch int64
+	epoch                     bool
+	data                      *tree.Node
+	hook                      hooked // what Options.Payload reads
 	// The nodes up to the value and after it; the warnings, the headers'
 	// from split on.
 	nodes, after, split int
@@ -417,16 +421,6 @@ const (
 	hdrKey     = 0
 	hdrValue   = 1
 )
-
-// controlVal is what a control record's value holds.
-type controlVal struct {
-	ok               bool // the value has its version
-	version          int64
-	epoch            bool
-	coordinatorEpoch int64
-	data             bool   // a KRaft data message: view.data, or raw when it did not read
-	raw              []byte // the data message's bytes
-}
 
 // record takes the record v: its warnings said and its nodes charged in
 // the order of its parts, the control value read in the value's place,
@@ -577,32 +571,30 @@ func (v *recView) minimal(part, hdr int, f *varField, field string) {
 // (markers), or its KRaft data message, decoded through the Data hook
 // within the frame's budget.
 func (d *decoder) controlValue(b []byte, bi int, v *recView) {
-	t, val, cv := v.ctype, &v.r.val, &v.cv
-	cv.ok = true
+	t, val := v.ctype, &v.r.val
 	p := val.at + val.n
 	vend := p + len(val.raw)
 	// A marker (ABORT, COMMIT) is an int16 version and the coordinator
 	// epoch. The KRaft types (2-6) are their message alone, which Kafka
 	// reads at version 0 (ControlRecordUtils): its own int16 Version field
 	// comes first, and there is no version before it.
-	cv.version = be16(b[p:])
+	v.version = be16(b[p:])
 	if t <= 1 {
 		p += 2
-		if cv.epoch = vend-p >= 4; cv.epoch {
-			cv.coordinatorEpoch = be32(b[p:])
+		if v.epoch = vend-p >= 4; v.epoch {
+			v.coordinatorEpoch = be32(b[p:])
 			p += 4
 			d.b.Nodes++
 		}
 		d.b.Nodes += 1 + min(vend-p, 1) // version, the rest
 		return
 	}
-	cv.data, cv.raw = true, b[p:vend]
 	var err error
 	switch {
 	case d.opts.Data != nil:
 		mark := d.w.Mark()
 		d.b.NestedNodes -= d.dataAfter
-		v.data, err = d.opts.Data(controlData[t], int16(cv.version), b, bi, p, vend, d.pathString("control.data"))
+		v.data, err = d.opts.Data(controlData[t], int16(v.version), b, bi, p, vend, d.pathString("control.data"))
 		d.b.NestedNodes += d.dataAfter
 		if err != nil {
 			d.w.Truncate(mark)
@@ -613,7 +605,7 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 			s = &d.dataSlab
 			s.Reset()
 		}
-		v.data, err = d.opts.DecodeData(s, controlData[t], int16(cv.version), b, bi, p, vend)
+		v.data, err = d.opts.DecodeData(s, controlData[t], int16(v.version), b, bi, p, vend)
 	}
 	if err != nil {
 		v.data = nil

@@ -173,18 +173,19 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 		j.field('{', "keyVersion", schema.Int16, be16(r.key.raw))
 		j.w(`,"type":`)
 		*j.out = appendName(*j.out, ControlTypeName, v.ctype)
-		switch cv := &v.cv; {
-		case cv.data:
+		switch {
+		case !v.readValue:
+		case v.ctype > 1:
 			j.w(`,"data":`)
-			if v.data != nil && j.d.opts.DataJSON != nil {
-				*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(cv.version), cv.raw, 0, len(cv.raw))
+			if data := r.val.raw; v.data != nil && j.d.opts.DataJSON != nil {
+				*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(v.version), data, 0, len(data))
 			} else {
-				j.b64(cv.raw)
+				j.b64(data)
 			}
-		case cv.ok:
-			j.field(',', "valueVersion", schema.Int16, cv.version)
-			if cv.epoch {
-				j.field(',', "coordinatorEpoch", schema.Int32, cv.coordinatorEpoch)
+		default:
+			j.field(',', "valueVersion", schema.Int16, v.version)
+			if v.epoch {
+				j.field(',', "coordinatorEpoch", schema.Int32, v.coordinatorEpoch)
 			}
 		}
 		j.c('}')

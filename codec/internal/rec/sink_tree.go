@@ -240,16 +240,17 @@ var (
 // and coordinatorEpoch for markers, the data message (or its bytes) for
 // KRaft, whose own Version field is its first.
 func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
-	switch cv := &v.cv; {
-	case cv.data:
+	switch {
+	case !v.readValue:
+	case v.ctype > 1:
 		dn := v.data
 		if dn == nil {
 			dn = t.bytesNode("data", controlData[v.ctype], b, bi, val.PrefixEnd, val.End)
 		}
 		val.Children = append(t.s.Kids(1), dn)
-	case cv.epoch:
+	case v.epoch:
 		t.control(b, bi, val, markerFields[:])
-	case cv.ok:
+	default:
 		t.control(b, bi, val, markerFields[:1])
 	}
 }
