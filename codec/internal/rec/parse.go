@@ -1,6 +1,9 @@
 package rec
 
-import "github.com/kwire/kwire/codec/wire"
+import (
+	"github.com/kwire/kwire/codec/schema"
+	"github.com/kwire/kwire/codec/wire"
+)
 
 const nonMinimal = "non-minimal varint"
 
@@ -25,21 +28,18 @@ type recHeader struct {
 // recParse is one record read from the bytes before any node or JSON is
 // made of it.
 type recParse struct {
-	p, rend  int
-	length   varField
-	stage    int // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
-	attr     int8
-	tsd, od  varField
-	key, val varField
-	hc       varField    // the header count
-	hdrs     []recHeader // the headers read; with hdrFail, the last may lack its value
-	hdrFail  bool
-	q        int    // where reading stopped
-	fail     string // why the record is cut short, or ""
+	p, rend int
+	stage   int                     // how many of attributes, timestampDelta, offsetDelta, key, value, headers were read
+	part    [stHeaders + 1]varField // the parts read, by stage; the headers' is their count
+	hdrs    []recHeader             // the headers read; with hdrFail, the last may lack its value
+	hdrFail bool
+	q       int    // where reading stopped
+	fail    string // why the record is cut short, or ""
 }
 
-// The stages of a record: what was read, in order, and the index of its
-// node among the record's children.
+// The stages of a record: what was read, in order, the index of its part
+// in recParse.part and recParts, and of its node among the record's
+// children.
 const (
 	stLength = iota
 	stAttributes
@@ -48,6 +48,27 @@ const (
 	stKey
 	stValue
 	stHeaders
+)
+
+// recPart describes a part of a record, a record header or a legacy
+// message: its node's name, kind and type, and whether its bytes are a
+// varint alone (else a length then the bytes, or the attributes' byte).
+type recPart struct {
+	name   string
+	kind   schema.Kind
+	typ    string
+	varint bool
+}
+
+// The parts of a record by stage, of a record header (hdrKey, hdrValue)
+// and of a legacy message's key and value.
+var (
+	recParts = [...]recPart{{"length", schema.Int32, "varint", true}, {"attributes", schema.Int8, "int8", false},
+		{"timestampDelta", schema.Int64, "varlong", true}, {"offsetDelta", schema.Int32, "varint", true},
+		{"key", schema.Bytes, "varbytes", false}, {"value", schema.Bytes, "varbytes", false},
+		{"headers", schema.Array, "[]Header", false}}
+	hdrParts = [...]recPart{{"key", schema.String, "varstring", false}, {"value", schema.Bytes, "varbytes", false}}
+	msgParts = [...]recPart{{"key", schema.Bytes, "bytes", false}, {"value", schema.Bytes, "bytes", false}}
 )
 
 // parseRecord reads the record at p. A broken length framing is returned
@@ -65,7 +86,7 @@ func parseRecord(b []byte, p, end int, r *recParse) string {
 	if l < 0 || int(l) > end-p-n {
 		return "record length " + itoa(int(l)) + " does not fit the " + count(end-p-n, "byte left", "bytes left")
 	}
-	r.length = varField{at: p, n: n, v: int64(l), canon: canon}
+	r.part[stLength] = varField{at: p, n: n, v: int64(l), canon: canon}
 	r.rend = p + n + int(l)
 	rend := r.rend
 	q := p + n
@@ -76,28 +97,28 @@ func parseRecord(b []byte, p, end int, r *recParse) string {
 	if q >= rend {
 		return fail("the record ends before its attributes")
 	}
-	r.attr = int8(b[q])
+	r.part[stAttributes] = varField{at: q, n: 1, v: int64(int8(b[q])), canon: true}
 	r.stage = stAttributes
 	q++
 	tsd, n, canon := varlong(b, q, rend)
 	if n <= 0 {
 		return fail("bad timestampDelta varlong")
 	}
-	r.tsd = varField{at: q, n: n, v: tsd, canon: canon}
+	r.part[stTimestamp] = varField{at: q, n: n, v: tsd, canon: canon}
 	r.stage = stTimestamp
 	q += n
 	od, n, canon := varint(b, q, rend)
 	if n <= 0 {
 		return fail("bad offsetDelta varint")
 	}
-	r.od = varField{at: q, n: n, v: int64(od), canon: canon}
+	r.part[stOffset] = varField{at: q, n: n, v: int64(od), canon: canon}
 	r.stage = stOffset
 	q += n
-	if msg := varbytes(b, &q, rend, "key", &r.key, false); msg != "" {
+	if msg := varbytes(b, &q, rend, "key", &r.part[stKey], false); msg != "" {
 		return fail(msg)
 	}
 	r.stage = stKey
-	if msg := varbytes(b, &q, rend, "value", &r.val, false); msg != "" {
+	if msg := varbytes(b, &q, rend, "value", &r.part[stValue], false); msg != "" {
 		return fail(msg)
 	}
 	r.stage = stValue
@@ -108,7 +129,7 @@ func parseRecord(b []byte, p, end int, r *recParse) string {
 	if hc < 0 || int(hc) > (rend-q-n)/2 {
 		return fail("header count " + itoa(int(hc)) + " does not fit the record")
 	}
-	r.hc = varField{at: q, n: n, v: int64(hc), canon: canon}
+	r.part[stHeaders] = varField{at: q, n: n, v: int64(hc), canon: canon}
 	r.stage = stHeaders
 	q += n
 	for i := 0; i < int(hc); i++ {

@@ -69,13 +69,14 @@ func (h hooked) recordKey() []byte {
 }
 
 // payloads runs the hook on h's key and value for the tree sink, giving
-// its nodes and warnings to the key's and value's nodes.
-func (d *decoder) payloads(b []byte, bi int, h hooked, key, val *tree.Node) {
+// its nodes and warnings to the key's and value's nodes, kids[at] and
+// kids[at+1].
+func (d *decoder) payloads(b []byte, bi int, h hooked, kids []*tree.Node, at int) {
 	if h.key != nil {
-		d.pay = d.payload(d.pay[:0], b, bi, h.key, true, nil, key)
+		d.pay = d.payload(d.pay[:0], b, bi, h.key, true, nil, kids[at])
 	}
 	if h.val != nil {
-		d.pay = d.payload(d.pay[:0], b, bi, h.val, false, h.recordKey(), val)
+		d.pay = d.payload(d.pay[:0], b, bi, h.val, false, h.recordKey(), kids[at+1])
 	}
 }
 

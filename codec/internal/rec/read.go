@@ -394,10 +394,14 @@ type recView struct {
 	offset, timestamp int64
 	control           bool // a control record whose key reads
 	ctype             int
-	readValue         bool // a control value to read (controlValue)
-	cv                controlVal
-	data              *tree.Node // a KRaft control value's data message, when it read
-	hook              hooked     // what Options.Payload reads
+	// A control value to read (controlValue): its version, then a
+	// marker's coordinatorEpoch (epoch: there) or, for the KRaft types
+	// (ctype > 1), its data message (data, when it read).
+	readValue                 bool
+	version, coordinatorEpoch int64
+	epoch                     bool
+	data                      *tree.Node
+	hook                      hooked // what Options.Payload reads
 	// The nodes up to the value and after it; the warnings, the headers'
 	// from split on.
 	nodes, after, split int
@@ -418,16 +422,6 @@ const (
 	hdrValue   = 1
 )
 
-// controlVal is what a control record's value holds.
-type controlVal struct {
-	ok               bool // the value has its version
-	version          int64
-	epoch            bool
-	coordinatorEpoch int64
-	data             bool   // a KRaft data message: view.data, or raw when it did not read
-	raw              []byte // the data message's bytes
-}
-
 // record takes the record v: its warnings said and its nodes charged in
 // the order of its parts, the control value read in the value's place,
 // then the sink takes it.
@@ -440,9 +434,9 @@ func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
 	case r.fail != "":
 		v.offset, v.timestamp = ctx.base, ctx.baseTS
 	case ctx.logAppend:
-		v.offset, v.timestamp = ctx.base+r.od.v, ctx.maxTS
+		v.offset, v.timestamp = ctx.base+r.part[stOffset].v, ctx.maxTS
 	default:
-		v.offset, v.timestamp = ctx.base+r.od.v, ctx.baseTS+r.tsd.v
+		v.offset, v.timestamp = ctx.base+r.part[stOffset].v, ctx.baseTS+r.part[stTimestamp].v
 	}
 	if len(v.warns) == 0 && !v.readValue { // most records
 		d.b.Nodes += v.nodes + v.after
@@ -458,9 +452,9 @@ func (d *decoder) record(b []byte, bi int, v *recView, ctx *batchCtx) {
 		d.b.Nodes += v.after
 	}
 	if d.opts.Payload != nil && !ctx.control && r.stage >= stKey {
-		v.hook.key = &r.key
+		v.hook.key = &r.part[stKey]
 		if r.stage >= stValue {
-			v.hook.val = &r.val
+			v.hook.val = &r.part[stValue]
 		}
 	}
 	d.s.record(b, bi, v)
@@ -485,52 +479,48 @@ func (d *decoder) recordParts(r *recParse, ctx *batchCtx, v *recView) int {
 	if r.fail != "" {
 		v.warn(partRecord, -1, r.p, "", r.fail)
 	}
-	v.minimal(stLength, -1, &r.length, "length")
-	if r.stage >= stTimestamp {
-		v.minimal(stTimestamp, -1, &r.tsd, "timestampDelta")
-	}
-	if r.stage >= stOffset {
-		v.minimal(stOffset, -1, &r.od, "offsetDelta")
-		// The record's offset lies outside the batch's, below its
-		// baseOffset or past its last offset, where the next batch's
-		// offsets begin. Kafka's log cleaner keeps a batch's
-		// lastOffsetDelta, so a compacted batch's records lie inside it.
-		if od := r.od.v; od < 0 {
-			v.warn(stOffset, -1, r.od.at, "offsetDelta", "offsetDelta "+strconv.FormatInt(od, 10)+" is negative: the record's offset is below the batch's baseOffset")
-		} else if od > ctx.lastDelta {
-			v.warn(stOffset, -1, r.od.at, "offsetDelta", "offsetDelta "+strconv.FormatInt(od, 10)+" is past the batch's lastOffsetDelta "+strconv.FormatInt(ctx.lastDelta, 10))
-		}
-	}
-	if r.stage >= stKey {
-		v.minimal(stKey, -1, &r.key, "key")
-		switch {
-		case !ctx.control || r.stage < stHeaders || r.hdrFail:
-		case r.key.null || len(r.key.raw) < 4:
-			v.warn(stKey, -1, r.key.at, "key", "a control record key needs version int16 and type int16")
-		default:
-			v.control, v.ctype = true, int(be16(r.key.raw[2:]))
-			v.nodes += 2 + min(len(r.key.raw)-4, 1) // version, type, the bytes after them
-			if v.ctype < 0 || v.ctype >= len(controlData) {
-				v.warn(stKey, -1, r.key.at, "key", "unknown control record type "+itoa(v.ctype))
-			} else {
-				v.readValue = !r.val.null && len(r.val.raw) >= 2
+	for st := range min(r.stage, stValue) + 1 {
+		f := &r.part[st]
+		v.minimal(st, -1, f, recParts[st].name) // the attributes' byte is no varint: always minimal
+		switch st {
+		case stOffset:
+			// The record's offset lies outside the batch's, below its
+			// baseOffset or past its last offset, where the next batch's
+			// offsets begin. Kafka's log cleaner keeps a batch's
+			// lastOffsetDelta, so a compacted batch's records lie inside it.
+			if od := f.v; od < 0 {
+				v.warn(stOffset, -1, f.at, "offsetDelta", "offsetDelta "+strconv.FormatInt(od, 10)+" is negative: the record's offset is below the batch's baseOffset")
+			} else if od > ctx.lastDelta {
+				v.warn(stOffset, -1, f.at, "offsetDelta", "offsetDelta "+strconv.FormatInt(od, 10)+" is past the batch's lastOffsetDelta "+strconv.FormatInt(ctx.lastDelta, 10))
 			}
-		}
-	}
-	if r.stage >= stValue {
-		v.minimal(stValue, -1, &r.val, "value")
-		switch {
-		case !v.readValue:
-		case v.ctype <= 1:
-			bound = 3 // version, coordinatorEpoch, rest
-		default:
-			bound, data = 1, 1+budget.WarningNodes // version; the data leaf when it did not decode, and why
+		case stKey:
+			switch val := &r.part[stValue]; {
+			case !ctx.control || r.stage < stHeaders || r.hdrFail:
+			case f.null || len(f.raw) < 4:
+				v.warn(stKey, -1, f.at, "key", "a control record key needs version int16 and type int16")
+			default:
+				v.control, v.ctype = true, int(be16(f.raw[2:]))
+				v.nodes += 2 + min(len(f.raw)-4, 1) // version, type, the bytes after them
+				if v.ctype < 0 || v.ctype >= len(controlData) {
+					v.warn(stKey, -1, f.at, "key", "unknown control record type "+itoa(v.ctype))
+				} else {
+					v.readValue = !val.null && len(val.raw) >= 2
+				}
+			}
+		case stValue:
+			switch {
+			case !v.readValue:
+			case v.ctype <= 1:
+				bound = 3 // version, coordinatorEpoch, rest
+			default:
+				bound, data = 1, 1+budget.WarningNodes // version; the data leaf when it did not decode, and why
+			}
 		}
 	}
 	v.split = len(v.warns)
 	if r.stage >= stHeaders {
 		v.after++
-		v.minimal(stHeaders, -1, &r.hc, "headers")
+		v.minimal(stHeaders, -1, &r.part[stHeaders], "headers")
 		for i := range r.hdrs {
 			h := &r.hdrs[i]
 			v.after += 2 // header, key
@@ -577,32 +567,30 @@ func (v *recView) minimal(part, hdr int, f *varField, field string) {
 // (markers), or its KRaft data message, decoded through the Data hook
 // within the frame's budget.
 func (d *decoder) controlValue(b []byte, bi int, v *recView) {
-	t, val, cv := v.ctype, &v.r.val, &v.cv
-	cv.ok = true
+	t, val := v.ctype, &v.r.part[stValue]
 	p := val.at + val.n
 	vend := p + len(val.raw)
 	// A marker (ABORT, COMMIT) is an int16 version and the coordinator
 	// epoch. The KRaft types (2-6) are their message alone, which Kafka
 	// reads at version 0 (ControlRecordUtils): its own int16 Version field
 	// comes first, and there is no version before it.
-	cv.version = be16(b[p:])
+	v.version = be16(b[p:])
 	if t <= 1 {
 		p += 2
-		if cv.epoch = vend-p >= 4; cv.epoch {
-			cv.coordinatorEpoch = be32(b[p:])
+		if v.epoch = vend-p >= 4; v.epoch {
+			v.coordinatorEpoch = be32(b[p:])
 			p += 4
 			d.b.Nodes++
 		}
 		d.b.Nodes += 1 + min(vend-p, 1) // version, the rest
 		return
 	}
-	cv.data, cv.raw = true, b[p:vend]
 	var err error
 	switch {
 	case d.opts.Data != nil:
 		mark := d.w.Mark()
 		d.b.NestedNodes -= d.dataAfter
-		v.data, err = d.opts.Data(controlData[t], int16(cv.version), b, bi, p, vend, d.pathString("control.data"))
+		v.data, err = d.opts.Data(controlData[t], int16(v.version), b, bi, p, vend, d.pathString("control.data"))
 		d.b.NestedNodes += d.dataAfter
 		if err != nil {
 			d.w.Truncate(mark)
@@ -613,7 +601,7 @@ func (d *decoder) controlValue(b []byte, bi int, v *recView) {
 			s = &d.dataSlab
 			s.Reset()
 		}
-		v.data, err = d.opts.DecodeData(s, controlData[t], int16(cv.version), b, bi, p, vend)
+		v.data, err = d.opts.DecodeData(s, controlData[t], int16(v.version), b, bi, p, vend)
 	}
 	if err != nil {
 		v.data = nil
@@ -652,7 +640,6 @@ func (d *decoder) message(b []byte, bi, off, end, depth int, w *msgParse, shift 
 		}
 	}
 	u := d.s.message(b, bi, m, shift, ts)
-	d.res.Records = append(d.res.Records, RecordInfo{Node: u, Offset: m.offset + shift, Timestamp: ts})
 	warned := d.warned
 	if m.fail != "" {
 		d.note(nil, u, bi, off, "", m.fail)

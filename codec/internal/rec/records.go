@@ -295,7 +295,7 @@ func WriteJSON(out *[]byte, payload []byte, opts Options, flush func()) (int, er
 		d = new(decoder)
 	}
 	res := &d.jsonRes
-	*res = Result{Records: res.Records[:0]}
+	*res = Result{}
 	d.init(&opts, end-start)
 	d.res = res
 	d.json.out, d.json.flushFn = out, flush

@@ -138,21 +138,21 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 	}
 	buf, n := dst[:cap(dst)], len(dst)
 	n = litAttributes.put(buf, n)
-	n = jsontext.PutInt(buf, n, int64(r.attr))
+	n = jsontext.PutInt(buf, n, r.part[stAttributes].v)
 	n = litTimestampDelta.put(buf, n)
-	n = jsontext.PutInt64(buf, n, r.tsd.v, q)
+	n = jsontext.PutInt64(buf, n, r.part[stTimestamp].v, q)
 	n = litOffsetDelta.put(buf, n)
-	n = jsontext.PutInt(buf, n, r.od.v)
+	n = jsontext.PutInt(buf, n, r.part[stOffset].v)
 	n = litOffset.put(buf, n)
 	n = jsontext.PutInt64(buf, n, v.offset, q)
 	n = litTimestamp.put(buf, n)
 	n = jsontext.PutInt64(buf, n, v.timestamp, q)
 	n = litKey.put(buf, n)
 	// The hook's fields are nil for parts not read.
-	dst = appendVarBytes(buf[:n], &r.key, r.stage >= stKey)
+	dst = appendVarBytes(buf[:n], &r.part[stKey], r.stage >= stKey)
 	dst = j.d.payloadJSON(dst, b, bi, v.hook.key, true, nil)
 	dst = litValue.append(dst)
-	dst = appendVarBytes(dst, &r.val, r.stage >= stValue)
+	dst = appendVarBytes(dst, &r.part[stValue], r.stage >= stValue)
 	dst = j.d.payloadJSON(dst, b, bi, v.hook.val, false, v.hook.recordKey())
 	dst = litHeaders.append(dst)
 	for i := range r.hdrs { // none before stHeaders
@@ -170,21 +170,22 @@ func (j *jsonSink) record(b []byte, bi int, v *recView) *tree.Node {
 	*j.out = dst
 	if v.control {
 		j.w(`,"control":`)
-		j.field('{', "keyVersion", schema.Int16, be16(r.key.raw))
+		j.field('{', "keyVersion", schema.Int16, be16(r.part[stKey].raw))
 		j.w(`,"type":`)
 		*j.out = appendName(*j.out, ControlTypeName, v.ctype)
-		switch cv := &v.cv; {
-		case cv.data:
+		switch {
+		case !v.readValue:
+		case v.ctype > 1:
 			j.w(`,"data":`)
-			if v.data != nil && j.d.opts.DataJSON != nil {
-				*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(cv.version), cv.raw, 0, len(cv.raw))
+			if data := r.part[stValue].raw; v.data != nil && j.d.opts.DataJSON != nil {
+				*j.out = j.d.opts.DataJSON(*j.out, controlData[v.ctype], int16(v.version), data, 0, len(data))
 			} else {
-				j.b64(cv.raw)
+				j.b64(data)
 			}
-		case cv.ok:
-			j.field(',', "valueVersion", schema.Int16, cv.version)
-			if cv.epoch {
-				j.field(',', "coordinatorEpoch", schema.Int32, cv.coordinatorEpoch)
+		default:
+			j.field(',', "valueVersion", schema.Int16, v.version)
+			if v.epoch {
+				j.field(',', "coordinatorEpoch", schema.Int32, v.coordinatorEpoch)
 			}
 		}
 		j.c('}')

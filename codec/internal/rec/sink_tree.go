@@ -8,8 +8,8 @@ import (
 )
 
 // treeSink builds the records' tree: nodes from a slab, with the spans and
-// values the package doc lays out. The reader charges the budget for
-// them; the sink only makes them.
+// values the package doc lays out, each record and message listed in
+// Result.Records. The reader charges the budget; the sink only makes them.
 type treeSink struct {
 	d     *decoder
 	s     *slab.Slab
@@ -138,33 +138,16 @@ func (t *treeSink) endEntry([]byte, []byte, *batchCtx, bool) {}
 func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 	r := v.r
 	rec := t.leaf("record", schema.Struct, "Record", bi, r.p, r.rend)
-	rec.PrefixEnd = r.p + r.length.n
+	rec.PrefixEnd = r.p + r.part[stLength].n
 	rec.Index = v.idx
 	rec.Int = v.offset
-	kids := append(t.s.Kids(8), t.varLeaf(&r.length, "length", schema.Int32, "varint", bi))
-	var key, val *tree.Node
-	if r.stage >= stAttributes {
-		at := t.leaf("attributes", schema.Int8, "int8", bi, r.length.end(), r.length.end()+1)
-		at.Int = int64(r.attr)
-		kids = append(kids, at)
-	}
-	if r.stage >= stTimestamp {
-		kids = append(kids, t.varLeaf(&r.tsd, "timestampDelta", schema.Int64, "varlong", bi))
-	}
-	if r.stage >= stOffset {
-		kids = append(kids, t.varLeaf(&r.od, "offsetDelta", schema.Int32, "varint", bi))
-	}
-	if r.stage >= stKey {
-		key = t.bytesLeaf(&r.key, "key", schema.Bytes, "varbytes", bi)
-		kids = append(kids, key)
-	}
-	if r.stage >= stValue {
-		val = t.bytesLeaf(&r.val, "value", schema.Bytes, "varbytes", bi)
-		kids = append(kids, val)
+	kids := t.s.Kids(8)
+	for st := range min(r.stage, stValue) + 1 {
+		kids = append(kids, t.part(&r.part[st], &recParts[st], bi))
 	}
 	if v.control { // the key and value were read
-		t.control(b, bi, key, controlKeyFields[:])
-		t.controlValue(b, bi, v, val)
+		t.control(b, bi, kids[stKey], controlKeyFields[:])
+		t.controlValue(b, bi, v, kids[stValue])
 	}
 	if r.stage >= stHeaders {
 		kids = append(kids, t.headers(r, bi))
@@ -183,14 +166,14 @@ func (t *treeSink) record(b []byte, bi int, v *recView) *tree.Node {
 		}
 		n.Warnings = append(n.Warnings, w.msg)
 	}
-	t.d.payloads(b, bi, v.hook, key, val)
+	t.d.payloads(b, bi, v.hook, kids, stKey)
 	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: rec, Offset: v.offset, Timestamp: v.timestamp})
 	return t.add(rec)
 }
 
 // headers makes a parsed record's headers node and its header children.
 func (t *treeSink) headers(r *recParse, bi int) *tree.Node {
-	hs := t.bytesLeaf(&r.hc, "headers", schema.Array, "[]Header", bi)
+	hs := t.part(&r.part[stHeaders], &recParts[stHeaders], bi)
 	if len(r.hdrs) == 0 {
 		return hs
 	}
@@ -199,9 +182,9 @@ func (t *treeSink) headers(r *recParse, bi int) *tree.Node {
 		x := &r.hdrs[i]
 		h := t.leaf("header", schema.Struct, "Header", bi, x.key.at, x.key.at)
 		h.Index = i
-		h.Children = append(t.s.Kids(2), t.bytesLeaf(&x.key, "key", schema.String, "varstring", bi))
+		h.Children = append(t.s.Kids(2), t.part(&x.key, &hdrParts[hdrKey], bi))
 		if x.hasVal {
-			h.Children = append(h.Children, t.bytesLeaf(&x.val, "value", schema.Bytes, "varbytes", bi))
+			h.Children = append(h.Children, t.part(&x.val, &hdrParts[hdrValue], bi))
 		}
 		h.End = h.Children[len(h.Children)-1].End
 		hs.Children = append(hs.Children, h)
@@ -210,23 +193,18 @@ func (t *treeSink) headers(r *recParse, bi int) *tree.Node {
 	return hs
 }
 
-// varLeaf makes the node of a varint part.
-func (t *treeSink) varLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
-	n := t.leaf(name, k, typ, bi, f.at, f.at+f.n)
-	n.Int = f.v
-	n.Flags |= tree.Varint
+// part makes the node of a part read into f: a varint alone, a length
+// then the bytes (raw, nil when null), or the attributes' byte.
+func (t *treeSink) part(f *varField, p *recPart, bi int) *tree.Node {
+	n := t.leaf(p.name, p.kind, p.typ, bi, f.at, f.end())
+	n.Int, n.Null, n.Raw = f.v, f.null, f.raw
+	switch {
+	case p.varint:
+		n.Flags |= tree.Varint
+	case p.kind.FixedSize() == 0: // a length, then the bytes
+		n.PrefixEnd = f.at + f.n
+	}
 	return n
-}
-
-// bytesLeaf makes the node of a length-prefixed key, value or header part:
-// a varint length in a record, an int32 one in a legacy message.
-func (t *treeSink) bytesLeaf(f *varField, name string, k schema.Kind, typ string, bi int) *tree.Node {
-	x := t.leaf(name, k, typ, bi, f.at, f.end()) // raw is nil when null
-	x.PrefixEnd = f.at + f.n
-	x.Int = f.v
-	x.Null = f.null
-	x.Raw = f.raw
-	return x
 }
 
 // The fields of a control record's key, and of a marker's value (a
@@ -240,16 +218,17 @@ var (
 // and coordinatorEpoch for markers, the data message (or its bytes) for
 // KRaft, whose own Version field is its first.
 func (t *treeSink) controlValue(b []byte, bi int, v *recView, val *tree.Node) {
-	switch cv := &v.cv; {
-	case cv.data:
+	switch {
+	case !v.readValue:
+	case v.ctype > 1:
 		dn := v.data
 		if dn == nil {
 			dn = t.bytesNode("data", controlData[v.ctype], b, bi, val.PrefixEnd, val.End)
 		}
 		val.Children = append(t.s.Kids(1), dn)
-	case cv.epoch:
+	case v.epoch:
 		t.control(b, bi, val, markerFields[:])
-	case cv.ok:
+	default:
 		t.control(b, bi, val, markerFields[:1])
 	}
 }
@@ -263,23 +242,18 @@ func (t *treeSink) control(b []byte, bi int, n *tree.Node, fields []hdrField) {
 	}
 }
 
-func (t *treeSink) message(b []byte, bi int, m *msgParse, shift, _ int64) *tree.Node {
+func (t *treeSink) message(b []byte, bi int, m *msgParse, shift, ts int64) *tree.Node {
 	n, _ := t.entry(b, bi, m.off, m.end, m.magic, m.fixed(), 3)
 	n.Int = m.offset + shift
 	t.bits(n.Children[msgAttrs], 2)
-	var key, val *tree.Node
-	if m.stage >= 1 {
-		key = t.bytesLeaf(&m.key, "key", schema.Bytes, "bytes", bi)
-		n.Children = append(n.Children, key)
+	for i, f := range []*varField{&m.key, &m.val}[:m.stage] {
+		n.Children = append(n.Children, t.part(f, &msgParts[i], bi))
 	}
-	if m.stage >= 2 {
-		val = t.bytesLeaf(&m.val, "value", schema.Bytes, "bytes", bi)
-		n.Children = append(n.Children, val)
-	}
-	t.d.payloads(b, bi, m.hook, key, val)
+	t.d.payloads(b, bi, m.hook, n.Children, m.fixed())
 	if m.fail != "" && m.q < m.end {
 		n.Children = append(n.Children, t.rawNode(b, bi, m.q, m.end))
 	}
+	t.d.res.Records = append(t.d.res.Records, RecordInfo{Node: n, Offset: n.Int, Timestamp: ts})
 	return t.add(n)
 }
 
