@@ -141,9 +141,16 @@ func (p *Paths) String(id int32) string {
 	if id <= Root || int(id) >= len(p.step) {
 		return ""
 	}
-	up, s := p.String(p.parent[id]), p.step[id]
+	return p.join(p.String(p.parent[id]), id)
+}
+
+// join writes path id out given its parent's text up: up with id's last
+// step after it.
+func (p *Paths) join(up string, id int32) string {
+	s := p.step[id]
 	if s < 0 {
-		return up + "[" + strconv.Itoa(int(-1-s)) + "]"
+		var b [20]byte // the index's digits, with no string of their own
+		return up + "[" + string(strconv.AppendInt(b[:0], int64(-1-s), 10)) + "]"
 	}
 	if up == "" {
 		return p.names[s]
@@ -218,8 +225,37 @@ func (p *Paths) Resolve(id int32, has func(int32) bool) int32 {
 // record's key or value read by a payload decoder (codec/payload) holds
 // nodes named after the payload's own members, which may be "record",
 // "header" or "inflated" as well.
-func NodePaths(root *tree.Node, p *Paths) []int32 {
+//
+// A root that is a record's key or value, drawn on its own (the
+// playground's storage view draws a record's), is named as the record's
+// value JSON names it: "key", "value.decoded.group".
+func NodePaths(root *tree.Node, p *Paths) []int32 { return nodePaths(root, p, 0) }
+
+// nodePaths is NodePaths given the number of nodes, when known (> 0), so
+// that the paths and the table of steps take their size at once: the
+// grid names the cells of every example on a page of the docs site
+// through it.
+func nodePaths(root *tree.Node, p *Paths, nodes int) []int32 {
 	w := pathWalk{p: p}
+	if nodes > 0 {
+		w.out = make([]int32, 0, nodes)
+		if p.parent == nil {
+			p.parent, p.step = make([]int32, 1, nodes+1), make([]int32, 1, nodes+1)
+			p.parent[0], p.step[0] = -1, -1
+		}
+		if p.steps.slots == nil {
+			size := 16
+			for 3*size < 4*nodes+4 { // under three quarters full with a path per node
+				size *= 2
+			}
+			p.steps.slots = make([]stepSlot, size)
+		}
+	}
+	if root.Role == tree.RoleRecord && (root.Name == "key" || root.Name == "value") {
+		at := p.child(Root, root.Name, -1)
+		w.walk(root, at, scope{in: inKV, at: at})
+		return w.out
+	}
 	w.walk(root, Root, scope{at: -1})
 	return w.out
 }
