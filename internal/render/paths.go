@@ -243,6 +243,11 @@ func nodePaths(root *tree.Node, p *Paths, nodes int) []int32 {
 			p.parent, p.step = make([]int32, 1, nodes+1), make([]int32, 1, nodes+1)
 			p.parent[0], p.step[0] = -1, -1
 		}
+		if p.nameID == nil {
+			// Most of a small frame's nodes have a name of their own; a
+			// big one's repeat.
+			p.nameID = make(map[string]int32, min(nodes, 256))
+		}
 		if p.steps.slots == nil {
 			size := 16
 			for 3*size < 4*nodes+4 { // under three quarters full with a path per node
