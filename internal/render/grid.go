@@ -9,6 +9,7 @@ package render
 import (
 	"encoding/base64"
 	"strconv"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -73,11 +74,24 @@ func cells(f *codec.Frame, buf int, paths bool) []Cell {
 		// A cell is named by its node's value-JSON path, the one value
 		// JSON, warnings, errors, codec's Lookup and the playground's
 		// breadcrumb use: each path written out once, from its parent's.
-		c.pathOf = nodePaths(f.Root, &c.paths, c.next)
-		c.text = make([]string, c.paths.Len())
+		c.names = gridNames.Get().(*names)
+		c.names.paths.reset()
+		c.pathOf = nodePaths(f.Root, &c.names.paths, c.next, c.names.pathOf)
+		c.paths = &c.names.paths
+		if n := c.paths.Len(); cap(c.names.text) >= n {
+			c.text = c.names.text[:n]
+			clear(c.text)
+		} else {
+			c.text = make([]string, n)
+		}
 	}
 	c.counting, c.next = false, 0
 	c.walk(f.Root, "")
+	if c.names != nil && c.next <= maxPooled {
+		c.names.pathOf, c.names.text = c.pathOf, c.text
+		clear(c.text) // the cells hold the strings they need
+		gridNames.Put(c.names)
+	}
 	return c.cells
 }
 
@@ -93,10 +107,24 @@ type collector struct {
 	// The nodes' paths (pathOf, by pre-order number, in paths), and each
 	// path written out (text, by path number, "" until needed); nil
 	// without paths.
+	names  *names // where paths, pathOf and text come from
+	paths  *Paths
+	pathOf []int32
+	text   []string
+}
+
+// names holds the tables that name a frame's cells: kept between calls of
+// Cells for frames of up to maxPooled nodes (a page of the docs site
+// draws hundreds of grids, each taking them anew otherwise).
+type names struct {
 	paths  Paths
 	pathOf []int32
 	text   []string
 }
+
+const maxPooled = 1 << 12
+
+var gridNames = sync.Pool{New: func() any { return new(names) }}
 
 // path is the text of node id's path; "" without paths.
 func (c *collector) path(id int) string {
