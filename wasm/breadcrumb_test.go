@@ -138,6 +138,43 @@ func checkBreadcrumbs(t *testing.T, c crumbFrame) (exact int) {
 			}
 		}
 	}
+	// The grid's cells, as gridRows hands them to the page for their
+	// tooltips, name their nodes by the same path.
+	for buf, g := range v.grids {
+		var rows []struct {
+			Cell *struct {
+				Node        int
+				Path, Label string
+			}
+			Segs []struct {
+				Cell struct {
+					Node        int
+					Path, Label string
+				}
+			}
+		}
+		rowsJSON := gridRows(js.Undefined(), []js.Value{js.ValueOf(buf), js.ValueOf(0), js.ValueOf(len(g.rows))}).(string)
+		if err := json.Unmarshal([]byte(rowsJSON), &rows); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, r := range rows {
+			cells := []struct {
+				Node        int
+				Path, Label string
+			}{}
+			if r.Cell != nil {
+				cells = append(cells, *r.Cell)
+			}
+			for _, s := range r.Segs {
+				cells = append(cells, s.Cell)
+			}
+			for _, cell := range cells {
+				if want := strings.ReplaceAll(strings.ReplaceAll(crumb[cell.Node], " › [", "["), " › ", "."); cell.Path != want {
+					t.Errorf("%s: buffer %d: the cell %q of node %d has path %q, its breadcrumb %q", c.name, buf, cell.Label, cell.Node, cell.Path, want)
+				}
+			}
+		}
+	}
 	// The warnings' paths: each on a node of that breadcrumb.
 	for _, w := range v.f.Warnings {
 		found := false

@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,9 +37,9 @@ type view struct {
 	// The links between nodes and JSON lines, made with value.
 	lineNode []int32    // line -> the node whose value it shows
 	nodeSpan [][2]int32 // node -> its value's first and last line
-	// The nodes' value-JSON paths, for the breadcrumb (nodePath): made
-	// when first asked for, as the form of the JSON shown does not
-	// change them.
+	// The nodes' value-JSON paths, for the breadcrumb (nodePath) and
+	// the grid's cells (cellPaths): made when first asked for
+	// (nodePaths), as the form of the JSON shown does not change them.
 	crumbs  *render.Paths
 	crumbOf []int32
 }
@@ -595,22 +594,17 @@ func gridRows(this js.Value, args []js.Value) any {
 }
 
 // cellPaths names the cells of g's rows [from, from+count) by their
-// nodes' paths, as kwire decode's grid does, for their tooltips: the
-// cells are made without (a path per node is a fifth of the heap of a big
-// frame), so those shown get theirs, once.
+// nodes' value-JSON paths, as kwire decode's grid and the breadcrumb
+// (nodePath) name them, for their tooltips: the cells are made without
+// (a path per node is a fifth of the heap of a big frame), so those shown
+// get theirs, once.
 func (v *view) cellPaths(g *grid, from, count int) {
-	var chain []*tree.Node
 	name := func(i int) {
 		c := &g.cells[i]
 		if c.Path != "" || c.Node >= len(v.nodes) {
 			return
 		}
-		chain = chain[:0]
-		for id := int32(c.Node); id >= 0; id = v.parent[id] {
-			chain = append(chain, v.nodes[id])
-		}
-		slices.Reverse(chain)
-		c.Path = render.CellPath(chain)
+		c.Path = v.crumbs.String(v.nodePaths()[c.Node])
 	}
 	for i := max(from, 0); i < len(g.rows) && i < from+count; i++ {
 		if r := &g.rows[i]; r.Elided > 0 {
@@ -877,11 +871,17 @@ func nodePath(this js.Value, args []js.Value) any {
 	if v == nil || id < 0 || id >= len(v.nodes) {
 		return ""
 	}
+	return v.crumbs.Steps(v.nodePaths()[id], " › ")
+}
+
+// nodePaths is every node's value-JSON path in v.crumbs, made when first
+// asked for: the breadcrumb's and the grid's cells' one naming.
+func (v *view) nodePaths() []int32 {
 	if v.crumbs == nil {
 		v.crumbs = &render.Paths{}
 		v.crumbOf = render.NodePaths(v.f.Root, v.crumbs)
 	}
-	return v.crumbs.Steps(v.crumbOf[id], " › ")
+	return v.crumbOf
 }
 
 func parentOf(this js.Value, args []js.Value) any {

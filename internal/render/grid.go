@@ -9,6 +9,7 @@ package render
 import (
 	"encoding/base64"
 	"strconv"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,7 +40,7 @@ type Cell struct {
 	End    int    // one past the last
 	Kind   string // one of the Kind constants
 	Label  string // the field's name, e.g. "clientId", "topics[0]", "topics count"
-	Path   string // the value-JSON path, e.g. "body.topics[0].name"
+	Path   string // the node's value-JSON path, as NodePaths gives it: "body.topics[0].name", "body.topicData[0].partitionData[0].records[0].baseOffset"
 	Value  string // a short display value; untrusted text, escape before use
 	Type   string // the wire type, e.g. "int32", "compact_string"
 	Warn   bool   // the node carries a warning
@@ -50,13 +51,14 @@ type Cell struct {
 func Cells(f *codec.Frame, buf int) []Cell { return cells(f, buf, true) }
 
 // CellsWithoutPaths is Cells with every Path left empty, for a caller
-// that names cells by their node (the playground): a path is a string per
-// node, as long as the node is deep (a fifth of the playground's heap for
-// a frame of 2^18 JSON payload values).
+// that names cells by their node (the playground, which names the cells
+// it draws through NodePaths): a path is a string per node, as long as
+// the node is deep (a fifth of the playground's heap for a frame of 2^18
+// JSON payload values).
 func CellsWithoutPaths(f *codec.Frame, buf int) []Cell { return cells(f, buf, false) }
 
 func cells(f *codec.Frame, buf int, paths bool) []Cell {
-	c := &collector{buf: buf, apiKey: f.APIKey, noPaths: !paths}
+	c := &collector{buf: buf, apiKey: f.APIKey}
 	if buf >= 0 && buf < len(f.Buffers) {
 		c.bytes = f.Buffers[buf]
 	}
@@ -66,10 +68,30 @@ func cells(f *codec.Frame, buf int, paths bool) []Cell {
 	// final size in garbage (a 1 KB JSON flood cost the playground 400 MiB
 	// of heap).
 	c.counting = true
-	c.walk(f.Root, "", "")
+	c.walk(f.Root, "")
 	c.cells = make([]Cell, 0, c.count)
+	if paths && c.count > 0 {
+		// A cell is named by its node's value-JSON path, the one value
+		// JSON, warnings, errors, codec's Lookup and the playground's
+		// breadcrumb use: each path written out once, from its parent's.
+		c.names = gridNames.Get().(*names)
+		c.names.paths.reset()
+		c.pathOf = nodePaths(f.Root, &c.names.paths, c.next, c.names.pathOf)
+		c.paths = &c.names.paths
+		if n := c.paths.Len(); cap(c.names.text) >= n {
+			c.text = c.names.text[:n]
+			clear(c.text)
+		} else {
+			c.text = make([]string, n)
+		}
+	}
 	c.counting, c.next = false, 0
-	c.walk(f.Root, "", "")
+	c.walk(f.Root, "")
+	if c.names != nil && c.next <= maxPooled {
+		c.names.pathOf, c.names.text = c.pathOf, c.text
+		clear(c.text) // the cells hold the strings they need
+		gridNames.Put(c.names)
+	}
 	return c.cells
 }
 
@@ -82,7 +104,48 @@ type collector struct {
 	// counting: the walk only counts the cells it would add, in count.
 	counting bool
 	count    int
-	noPaths  bool // Path is left empty
+	// The nodes' paths (pathOf, by pre-order number, in paths), and each
+	// path written out (text, by path number, "" until needed); nil
+	// without paths.
+	names  *names // where paths, pathOf and text come from
+	paths  *Paths
+	pathOf []int32
+	text   []string
+}
+
+// names holds the tables that name a frame's cells: kept between calls of
+// Cells for frames of up to maxPooled nodes (a page of the docs site
+// draws hundreds of grids, each taking them anew otherwise).
+type names struct {
+	paths  Paths
+	pathOf []int32
+	text   []string
+}
+
+const maxPooled = 1 << 12
+
+var gridNames = sync.Pool{New: func() any { return new(names) }}
+
+// path is the text of node id's path; "" without paths.
+func (c *collector) path(id int) string {
+	if id >= len(c.pathOf) {
+		return ""
+	}
+	return c.pathText(c.pathOf[id])
+}
+
+// pathText writes path p out ("body.topics[0].name") once, from its
+// parent's text, as Paths.String writes it.
+func (c *collector) pathText(p int32) string {
+	if p <= Root {
+		return ""
+	}
+	if s := c.text[p]; s != "" {
+		return s
+	}
+	s := c.paths.join(c.pathText(c.paths.parent[p]), p)
+	c.text[p] = s
+	return s
 }
 
 // TreeName is how a tree view names n: an element by its index ("[3]"),
@@ -93,7 +156,8 @@ func TreeName(n *tree.Node) string { return nodeName(n, "") }
 
 func nodeName(n *tree.Node, parentName string) string {
 	if n.Role == tree.RoleElement {
-		return parentName + "[" + strconv.Itoa(n.Index) + "]"
+		var b [20]byte // the index's digits, with no string of their own
+		return parentName + "[" + string(strconv.AppendInt(b[:0], int64(n.Index), 10)) + "]"
 	}
 	if protoRepeated(n) && n.Kind != schema.Array {
 		return n.Name + "[" + strconv.Itoa(n.Index) + "]"
@@ -102,55 +166,6 @@ func nodeName(n *tree.Node, parentName string) string {
 		return n.Field.JSON
 	}
 	return n.Name
-}
-
-// pathStep is the name and (when paths) the path the cells of n get, a
-// child of the node named parentName at parentPath.
-func pathStep(n *tree.Node, parentName, parentPath string, paths bool) (name, path string) {
-	name = nodeName(n, parentName)
-	switch {
-	case n.Role == tree.RoleFrame:
-		return "", ""
-	case !paths:
-		return name, ""
-	case n.Role == tree.RoleHeader || n.Role == tree.RoleBody:
-		return name, n.Name
-	case n.Role == tree.RoleTags:
-		return name, parentPath // the section's fields are named from the struct
-	case n.Role == tree.RoleFraming:
-		return name, parentPath // a closing bracket or block count is its container's
-	}
-	return name, joinPath(parentPath, name, n.Role == tree.RoleElement)
-}
-
-// CellPath is the Path Cells gives the cells of the last node of chain,
-// the nodes from the root down to it: for a caller of CellsWithoutPaths
-// that names the few cells it shows.
-func CellPath(chain []*tree.Node) string {
-	var name, path string
-	for _, n := range chain {
-		name, path = pathStep(n, name, path, true)
-	}
-	return path
-}
-
-func joinPath(p, name string, elem bool) string {
-	switch {
-	case elem:
-		return p + name[len(stripIndex(name)):]
-	case p == "":
-		return name
-	}
-	return p + "." + name
-}
-
-func stripIndex(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '[' {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // add adds a cell, or counts it when counting; it reports whether it
@@ -245,12 +260,12 @@ func uvarint(p []byte) (uint64, bool) {
 	return 0, false
 }
 
-func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
+func (c *collector) walk(n *tree.Node, parentName string) {
 	id := c.next
 	c.next++
 	var name, path string
-	if !c.counting { // the names and paths are the cells' text only
-		name, path = pathStep(n, parentName, parentPath, !c.noPaths)
+	if !c.counting && n.Role != tree.RoleFrame { // the names and paths are the cells' text only
+		name, path = nodeName(n, parentName), c.path(id)
 	}
 	if n.Buf == c.buf {
 		if n.TagEnd > n.Start {
@@ -297,7 +312,7 @@ func (c *collector) walk(n *tree.Node, parentName, parentPath string) {
 			c.next++ // numbered as in the tree, drawn as the parent's cell
 			continue
 		}
-		c.walk(k, name, path)
+		c.walk(k, name)
 	}
 }
 

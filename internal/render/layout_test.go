@@ -46,7 +46,7 @@ func layoutAppending(cells []Cell, width, elideOver int, expanded map[int]bool) 
 // response at its newest version, and the hostile corpus's JSON payload
 // flood read with payloads as the playground reads it (a node per value,
 // cut at the browser's 2^18 nodes).
-func gridFrames(t *testing.T) []*codec.Frame {
+func gridFrames(t testing.TB) []*codec.Frame {
 	t.Helper()
 	var out []*codec.Frame
 	for _, api := range schema.APIs() {
@@ -111,4 +111,33 @@ func TestCellsAndLayoutCountFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkGrid: the grids as the docs site draws them (cells with their
+// paths, laid out, as HTML) for every API's example request and response
+// at its newest version, and the cells with paths of the hostile corpus's
+// JSON payload flood (2^18 nodes), as kwire decode's grid makes them.
+func BenchmarkGrid(b *testing.B) {
+	frames := gridFrames(b)
+	flood, examples := frames[len(frames)-1], frames[:len(frames)-1]
+	b.Run("examples", func(b *testing.B) {
+		b.ReportAllocs()
+		var dst []byte
+		for b.Loop() {
+			for _, f := range examples {
+				for buf := range f.Buffers {
+					cells := Cells(f, buf)
+					dst = AppendGridHTML(dst[:0], cells, Layout(cells, 4, 96, nil), buf)
+				}
+			}
+		}
+	})
+	b.Run("flood", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for buf := range flood.Buffers {
+				Cells(flood, buf)
+			}
+		}
+	})
 }

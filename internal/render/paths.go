@@ -35,22 +35,33 @@ func (p *Paths) child(parent int32, name string, idx int32) int32 {
 	if idx >= 0 {
 		return p.next(parent, -1-idx)
 	}
+	h := recentHash(name)
+	if r := p.recent[h] - 1; r >= 0 && p.names[r] == name {
+		return p.next(parent, r)
+	}
 	id, ok := p.nameID[name]
 	if !ok {
 		id = p.newName(name)
 	}
+	p.recent[h] = id + 1
 	return p.next(parent, id)
+}
+
+// recentHash is where name is kept among the names met lately (Paths'
+// recent): a hash of its length and first and last bytes.
+func recentHash[T string | []byte](name T) int {
+	h := len(name)
+	if h > 0 {
+		h = h*31 + int(name[0])*7 + int(name[h-1])
+	}
+	return h & (len(Paths{}.recent) - 1)
 }
 
 // memberBytes numbers parent's member name, given as the bytes of its
 // text. A JSON text repeats a few names many times: the last name of each
 // hash is checked first, with no map.
 func (p *Paths) memberBytes(parent int32, name []byte) int32 {
-	h := len(name)
-	if h > 0 {
-		h = h*31 + int(name[0])*7 + int(name[h-1])
-	}
-	h &= len(p.recent) - 1
+	h := recentHash(name)
 	if r := p.recent[h] - 1; r >= 0 && p.names[r] == string(name) {
 		return p.next(parent, r)
 	}
@@ -133,6 +144,19 @@ func (t *stepTable) put(s *stepSlot, k uint64, path int32) {
 	}
 }
 
+// reset forgets every path but the root, keeping the tables' memory.
+func (p *Paths) reset() {
+	clear(p.steps.slots)
+	p.steps.n = 0
+	if p.parent != nil {
+		p.parent, p.step = p.parent[:1], p.step[:1]
+	}
+	clear(p.names)
+	p.names = p.names[:0]
+	clear(p.nameID)
+	p.recent = [256]int32{}
+}
+
 // Len is how many paths are numbered: every number is below it.
 func (p *Paths) Len() int { return max(len(p.parent), 1) }
 
@@ -141,9 +165,16 @@ func (p *Paths) String(id int32) string {
 	if id <= Root || int(id) >= len(p.step) {
 		return ""
 	}
-	up, s := p.String(p.parent[id]), p.step[id]
+	return p.join(p.String(p.parent[id]), id)
+}
+
+// join writes path id out given its parent's text up: up with id's last
+// step after it.
+func (p *Paths) join(up string, id int32) string {
+	s := p.step[id]
 	if s < 0 {
-		return up + "[" + strconv.Itoa(int(-1-s)) + "]"
+		var b [20]byte // the index's digits, with no string of their own
+		return up + "[" + string(strconv.AppendInt(b[:0], int64(-1-s), 10)) + "]"
 	}
 	if up == "" {
 		return p.names[s]
@@ -218,8 +249,44 @@ func (p *Paths) Resolve(id int32, has func(int32) bool) int32 {
 // record's key or value read by a payload decoder (codec/payload) holds
 // nodes named after the payload's own members, which may be "record",
 // "header" or "inflated" as well.
-func NodePaths(root *tree.Node, p *Paths) []int32 {
-	w := pathWalk{p: p}
+//
+// A root that is a record's key or value, drawn on its own (the
+// playground's storage view draws a record's), is named as the record's
+// value JSON names it: "key", "value.decoded.group".
+func NodePaths(root *tree.Node, p *Paths) []int32 { return nodePaths(root, p, 0, nil) }
+
+// nodePaths is NodePaths given the number of nodes, when known (> 0), so
+// that the paths and the table of steps take their size at once, and a
+// slice to reuse for the result: the grid names the cells of every
+// example on a page of the docs site through it.
+func nodePaths(root *tree.Node, p *Paths, nodes int, out []int32) []int32 {
+	w := pathWalk{p: p, out: out[:0]}
+	if nodes > 0 {
+		if cap(w.out) < nodes {
+			w.out = make([]int32, 0, nodes)
+		}
+		if p.parent == nil {
+			p.parent, p.step = make([]int32, 1, nodes+1), make([]int32, 1, nodes+1)
+			p.parent[0], p.step[0] = -1, -1
+		}
+		if p.nameID == nil {
+			// Most of a small frame's nodes have a name of their own; a
+			// big one's repeat.
+			p.nameID = make(map[string]int32, min(nodes, 256))
+		}
+		size := 16
+		for 3*size < 4*nodes+4 { // under three quarters full with a path per node
+			size *= 2
+		}
+		if len(p.steps.slots) < size {
+			p.steps.slots, p.steps.n = make([]stepSlot, size), 0
+		}
+	}
+	if root.Role == tree.RoleRecord && (root.Name == "key" || root.Name == "value") {
+		at := p.child(Root, root.Name, -1)
+		w.walk(root, at, scope{in: inKV, at: at})
+		return w.out
+	}
 	w.walk(root, Root, scope{at: -1})
 	return w.out
 }

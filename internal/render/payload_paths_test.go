@@ -668,24 +668,30 @@ func TestProtobufRepeatedTreeNames(t *testing.T) {
 	b := withValues(t, protoPathsValue(), nil)
 	f, err := codec.Decode(b, codec.Options{Data: "records", Payload: d.Decode})
 	require.NoError(t, err)
-	var chain []*tree.Node
+	var nodes []*tree.Node
+	tree.Walk(f.Root, func(n *tree.Node) bool {
+		nodes = append(nodes, n)
+		return true
+	})
+	cellPath := map[*tree.Node]string{}
+	for _, c := range Cells(f, 0) {
+		cellPath[nodes[c.Node]] = c.Path
+	}
 	var names []string
 	var walk func(n *tree.Node)
 	walk = func(n *tree.Node) {
-		chain = append(chain, n)
-		if len(chain) > 1 && chain[len(chain)-2].Type == "protobuf message t.M" && strings.HasPrefix(TreeName(n), "nums") {
-			names = append(names, TreeName(n)+" "+CellPath(chain))
-			for _, e := range n.Children {
-				names = append(names, CellPath(append(chain, e)))
+		for _, k := range n.Children {
+			if n.Type == "protobuf message t.M" && strings.HasPrefix(TreeName(k), "nums") {
+				names = append(names, TreeName(k)+" "+cellPath[k])
+				for _, e := range k.Children {
+					names = append(names, cellPath[e])
+				}
 			}
+			walk(k)
 		}
-		for _, c := range n.Children {
-			walk(c)
-		}
-		chain = chain[:len(chain)-1]
 	}
 	walk(f.Root)
-	const v = "value.batch.records.record.value.protobuf.nums" // the cells name the levels above by the tree: by node names
+	const v = "value[0].records[0].value.decoded.nums" // the levels above as value JSON names them too
 	require.Equal(t, []string{
 		"nums " + v, v + "[0]", v + "[1]", v + "[2]",
 		"nums[3] " + v + "[3]",

@@ -109,6 +109,31 @@ test('a grid cell\'s tooltip names its field by its path; the size prefix, in no
   await page.close();
 });
 
+test('a record\'s cells are named by the path value JSON, warnings and the breadcrumb use: the batch its records\' element', { timeout: 60_000 }, async () => {
+  const page = await open();
+  await page.selectOption('#dir', 'response');
+  await page.selectOption('#api', '1');
+  await page.fill('#ver', '16');
+  await decoded(page, () => page.fill('#input', FETCH16));
+  assert.match(await page.textContent('#status'), /Fetch v16 response/);
+  const title = (label) => page.locator(`#grids .kw-cell:has(.kw-label:text-is("${label}"))`).first().getAttribute('title');
+  // The breadcrumb of the cell selected, as a path: the same one.
+  const crumb = async () => {
+    await page.waitForFunction(() => /\[\d+, \d+\)/.test(document.getElementById('sel-desc').textContent));
+    return (await page.textContent('#sel-desc')).split('  [')[0].replaceAll(' › [', '[').replaceAll(' › ', '.');
+  };
+  // Not the tree's "records.batch.baseOffset" and "records.batch.records.record.key".
+  await reveal(page, 'baseOffset');
+  const batch = 'body.responses[0].partitions[0].records[0]';
+  assert.ok((await title('baseOffset')).startsWith(batch + '.baseOffset (int64) '), await title('baseOffset'));
+  assert.equal(await crumb(), batch + '.baseOffset');
+  await reveal(page, 'key');
+  assert.ok((await title('key')).startsWith(batch + '.records[0].key (varbytes) '), await title('key'));
+  assert.equal(await crumb(), batch + '.records[0].key');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('a value decoding failed in reads "(not read)" in the tree, not the zero its node holds', { timeout: 60_000 }, async () => {
   const page = await open();
   // A header whose clientId length is -8531: the string is not read.
