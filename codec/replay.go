@@ -12,10 +12,8 @@ import (
 // sink again, from the tree, rather than the bytes read again: the same
 // writer, so the same text, for a fraction of the walk's cost.
 
-// replayState is what a replay writes with: a walker only for its frame
-// (the envelope's head, guess and warnings), the JSON sink and its writer.
+// replayState is what a replay writes with: the JSON sink and its writer.
 type replayState struct {
-	w   walker
 	s   jsonSink
 	out jsontext.Writer
 }
@@ -28,11 +26,10 @@ func (f *Frame) replayJSON(dst []byte) []byte {
 	}
 	st.out.Reset(nil)
 	st.out.B = dst
-	st.s.reset(&st.w, &st.out, &f.opts)
-	st.w.f = f
+	st.s.reset(f, &st.out, &f.opts)
 	f.replay(&st.s, f.Root, nil)
 	dst = st.out.B
-	st.out.B, st.w.f = nil, nil
+	st.out.B, st.s.f = nil, nil
 	f.replaying.Store(st)
 	return dst
 }
