@@ -40,7 +40,7 @@ func appendDataJSON(dst []byte, name string, version int16, buf []byte, start, e
 	var s jsonSink
 	o := Options{}.resolve(max(end-start, 0))
 	out := jsontext.Writer{B: append(dst, '[')}
-	s.resetBare(&w, &out, levelArray)
+	s.resetBare(&f, &out, levelArray)
 	w.init(&f, &s, &o, max(end-start, 0), nil)
 	w.dataMessage(name, version, buf, 0, start, end)
 	b := out.B

@@ -361,7 +361,7 @@ func (f *Frame) AppendJSON(dst []byte) []byte {
 	spend := f.start
 	// The walk again keeps no warnings: they are the frame's.
 	jf := Frame{Guess: f.Guess}
-	s.reset(&w, &out, &o)
+	s.reset(&jf, &out, &o)
 	w.init(&jf, &s, &o, len(f.Buffers[0]), &spend)
 	w.inflations, w.quiet, jf.Warnings = f.inflated.Replay(), true, f.Warnings
 	w.top(f.Buffers[0], &o)
@@ -428,7 +428,7 @@ func (dec *Decoder) walkJSON(b []byte, o Options, spend *budget.Budget, g *Guess
 	ws, codes := f.Warnings, f.codes
 	clear(ws)
 	*f = Frame{Buffers: f.Buffers[:0], Warnings: ws[:0], Guess: g, codes: codes[:0]}
-	dec.js.reset(&dec.jw, &dec.out, &o)
+	dec.js.reset(f, &dec.out, &o)
 	dec.jw.init(f, &dec.js, &o, len(b), spend)
 	dec.jw.wantCodes = true
 	err := dec.jw.top(b, &o)

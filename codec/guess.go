@@ -87,7 +87,7 @@ func (dec *Decoder) guessResponses(b []byte, noSize bool, only *schema.API, lim 
 			o := Options{Response: true, APIKey: api.Key, Version: v, NoSizePrefix: noSize, raw: true, Limits: lim}
 			out.Reset(nil)
 			out.B = append(out.B, byte(api.Key>>8), byte(api.Key))
-			gs.reset(&w, &out)
+			gs.reset(&dec.jf, &out)
 			w.init(&dec.jf, &gs, &o, len(b), cb)
 			err := w.frame(b, &o)
 			spend.Work = cb.Work
@@ -216,8 +216,8 @@ type guessSink struct {
 	empty  bool // the body holds no bytes, or was never reached
 }
 
-func (g *guessSink) reset(w *walker, out *jsontext.Writer) {
-	g.jsonSink.reset(w, out, &Options{})
+func (g *guessSink) reset(f *Frame, out *jsontext.Writer) {
+	g.jsonSink.reset(f, out, &Options{})
 	g.bare = true
 	g.sc, g.inBody, g.empty = scorer{}, false, true
 }

@@ -12,10 +12,8 @@ import (
 // sink again, from the tree, rather than the bytes read again: the same
 // writer, so the same text, for a fraction of the walk's cost.
 
-// replayState is what a replay writes with: a walker only for its frame
-// (the envelope's head, guess and warnings), the JSON sink and its writer.
+// replayState is what a replay writes with: the JSON sink and its writer.
 type replayState struct {
-	w   walker
 	s   jsonSink
 	out jsontext.Writer
 }
@@ -28,18 +26,18 @@ func (f *Frame) replayJSON(dst []byte) []byte {
 	}
 	st.out.Reset(nil)
 	st.out.B = dst
-	st.s.reset(&st.w, &st.out, &f.opts)
-	st.w.f = f
+	st.s.reset(f, &st.out, &f.opts)
 	f.replay(&st.s, f.Root, nil)
 	dst = st.out.B
-	st.out.B, st.w.f = nil, nil
+	st.out.B, st.s.f = nil, nil
 	f.replaying.Store(st)
 	return dst
 }
 
 // replay hands n and the nodes under it to s as the walk did; l is n's
-// layout when n is a struct. The nodes are the tree's: the sink's scratch
-// holds none, so giving them back does nothing.
+// layout when n is a struct, its elements' when n is an array of structs.
+// The nodes are the tree's: the sink's scratch holds none, so giving them
+// back does nothing.
 func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 	if n.Role == tree.RoleElement && n.Kind == schema.Struct && s.flatElement(n) {
 		return
@@ -49,34 +47,23 @@ func (f *Frame) replay(s *jsonSink, n *tree.Node, l *schema.Layout) {
 		switch {
 		case c.Null || c.Kind < schema.Struct && c.Role != tree.RoleTags:
 			s.leaf(c) // the walk handed it over whole
-		case c.Kind == schema.Struct:
-			f.replay(s, c, f.layoutOf(c, n))
 		case c.Kind == schema.Array && numbersSize(c.Field) > 0:
 			// Fixed-size integers, handed over at once as the walk does.
 			count, size := len(c.Children), numbersSize(c.Field)
 			s.numbers(c, c.Field.Elem, f.Buffers[c.Buf][c.PrefixEnd:c.PrefixEnd+size*count], count)
-		default: // an array, a tag section
+		case c.Role == tree.RoleElement:
+			f.replay(s, c, l)
+		case c.Field != nil: // a struct, or an array
+			f.replay(s, c, c.Field.Struct)
+		case c.Role == tree.RoleHeader && f.Response:
+			f.replay(s, c, schema.ResponseHeader().At(f.HeaderVersion).Root)
+		case c.Role == tree.RoleHeader:
+			f.replay(s, c, schema.RequestHeader().At(f.HeaderVersion).Root)
+		case c.Role == tree.RoleBody:
+			f.replay(s, c, f.Message.At(f.LayoutVersion).Root)
+		default: // a tag section
 			f.replay(s, c, nil)
 		}
 	}
 	s.end(n)
-}
-
-// layoutOf is the layout of struct c, a child of p.
-func (f *Frame) layoutOf(c, p *tree.Node) *schema.Layout {
-	switch {
-	case c.Role == tree.RoleHeader:
-		h := schema.RequestHeader()
-		if f.Response {
-			h = schema.ResponseHeader()
-		}
-		return h.At(f.HeaderVersion).Root
-	case c.Role == tree.RoleBody:
-		return f.Message.At(f.LayoutVersion).Root
-	case c.Role == tree.RoleElement && p.Field != nil:
-		return p.Field.Struct
-	case c.Field != nil:
-		return c.Field.Struct
-	}
-	return nil
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // sink is what the walk hands each structural step to. Every node the
-// walk takes from node() is handed back exactly once: as a leaf, or
-// opened (begin) and closed (end) around the nodes read inside it.
+// walk takes from node() is handed back exactly once, after the nodes
+// taken after it: as a leaf, or opened (begin) and closed (end) around
+// the nodes read inside it.
 type sink interface {
 	// node returns a node for the walk to fill: one the tree keeps, or
 	// scratch that is reused once handed back.
@@ -181,12 +182,11 @@ func (p *scratch) take() *tree.Node {
 	return n
 }
 
-// give takes back n and every node taken after it.
+// give takes back n, the last node taken (sink's contract); any other
+// stays taken, so a node in use is never handed out again.
 func (p *scratch) give(n *tree.Node) {
 	if p.n > 0 && p.pool[p.n-1] == n {
-		p.n-- // the usual case: the last taken
-	} else if i := slices.Index(p.pool[:p.n], n); i >= 0 {
-		p.n = i
+		p.n--
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // stand. Output is flushed between array elements and records.
 type jsonSink struct {
 	scratch
-	w       *walker
+	f       *Frame // the frame whose envelope it writes
 	out     *jsontext.Writer
 	kafka   bool   // Kafka's own form (Options.Kafka)
 	size    bool   // records fields as their size (RecordsSize)
@@ -71,8 +71,8 @@ type unknownTag struct {
 	raw []byte
 }
 
-func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
-	s.w, s.out, s.bare, s.head = w, out, false, false
+func (s *jsonSink) reset(f *Frame, out *jsontext.Writer, o *Options) {
+	s.f, s.out, s.bare, s.head = f, out, false, false
 	s.kafka, s.size, s.data, s.quote = o.Kafka, o.Records == RecordsSize && !o.Kafka, o.Data, o.Int64Strings
 	s.levels, s.nframe, s.n = s.levels[:0], 0, 0
 }
@@ -81,8 +81,8 @@ func (s *jsonSink) reset(w *walker, out *jsontext.Writer, o *Options) {
 // no envelope, inside an open level of kind (levelObject, levelArray)
 // writing to out: a data message for codec/storage, an internal topic's
 // record part for kwire log.
-func (s *jsonSink) resetBare(w *walker, out *jsontext.Writer, kind uint8) {
-	s.reset(w, out, &Options{})
+func (s *jsonSink) resetBare(f *Frame, out *jsontext.Writer, kind uint8) {
+	s.reset(f, out, &Options{})
 	s.bare = true
 	s.levels = append(s.levels, jsonLevel{kind: kind, out: out})
 }
@@ -409,7 +409,7 @@ func (s *jsonSink) envelopeHead() {
 		return
 	}
 	s.head = true
-	f, w := s.w.f, s.out
+	f, w := s.f, s.out
 	w.BeginObject()
 	if s.data != "" {
 		w.Key("data")
@@ -451,12 +451,12 @@ func (s *jsonSink) envelopeTail() {
 	}
 	s.envelopeHead()
 	w := s.out
-	if g := s.w.f.Guess; g != nil {
+	if g := s.f.Guess; g != nil {
 		w.Key("guess")
 		w.Value()
 		w.B = appendGuess(w.B, g)
 	}
-	if ws := s.w.f.Warnings; len(ws) > 0 {
+	if ws := s.f.Warnings; len(ws) > 0 {
 		if w.W == nil {
 			// Unstreamed, warnings can be most of the document (a flood
 			// of unknown tags): room for them all at once, not in many

@@ -74,8 +74,8 @@ type walker struct {
 	// default-ness of values (lastDef) is wanted inside inTagged of them.
 	dry, lastDef bool
 	inTagged     int
-	pre          []*preFrame // the prescanned tag sections, by depth
-	null         nullSink    // what the walk reading ahead writes to
+	pre          [][]preTag // the prescanned tag sections, by depth
+	null         nullSink   // what the walk reading ahead writes to
 	// quiet walks keep no warnings (only their cost): the walk again of a
 	// frame whose warnings are known (Frame.AppendJSON). guessing walks (a
 	// guess's readings) keep a node's warnings, which weigh its reading,
@@ -569,7 +569,7 @@ func (w *walker) structBody(n *tree.Node, l *schema.Layout) {
 		w.failWith(w.r.Off, "nesting of at most "+decimal(w.lim.MaxDepth)+" (the MaxDepth limit)", "deeper", budget.ErrLimit)
 		return
 	}
-	var pre *preFrame
+	var pre []preTag
 	if w.flex && !w.dry {
 		if l != w.preL || w.v != w.preV {
 			w.preL, w.preV, w.preNeed = l, w.v, needsPrescan(l, w.v)

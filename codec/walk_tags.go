@@ -21,11 +21,6 @@ import (
 // that would pass MaxNodes there is read again there, to fail where it
 // lies. A value that fails early is dropped: the section meets the failure.
 
-// preFrame is one prescanned tag section: its tags, first occurrences.
-type preFrame struct {
-	tags []preTag
-}
-
 // preTag is a tag the prescan found: where its header and value are, and
 // what its early reading left for the section.
 type preTag struct {
@@ -36,9 +31,9 @@ type preTag struct {
 	nodes                       int        // what its value spent, for the section's place
 }
 
-// find is the index of tag in pf's tags, or -1.
-func (pf *preFrame) find(tag uint32) int {
-	return slices.IndexFunc(pf.tags, func(t preTag) bool { return t.tag == tag })
+// findTag is the index of tag in pre, or -1.
+func findTag(pre []preTag, tag uint32) int {
+	return slices.IndexFunc(pre, func(t preTag) bool { return t.tag == tag })
 }
 
 // needsPrescan reports whether l declares, at version v, a tagged field
@@ -61,12 +56,11 @@ func needsPrescan(l *schema.Layout, v int16) bool {
 // nested decoded, to its tag section and lists the tags there (first
 // occurrences), giving back all it spent or said. nil when the struct
 // does not read that far: its tagged values are then read where they lie.
-func (w *walker) prescan(l *schema.Layout) *preFrame {
+func (w *walker) prescan(l *schema.Layout) []preTag {
 	for len(w.pre) <= w.depth {
-		w.pre = append(w.pre, new(preFrame))
+		w.pre = append(w.pre, nil)
 	}
-	pf := w.pre[w.depth]
-	pf.tags = pf.tags[:0]
+	pre := w.pre[w.depth][:0]
 	saved := *w
 	budget := *w.b
 	mark := w.w.Mark()
@@ -84,28 +78,29 @@ func (w *walker) prescan(l *schema.Layout) *preFrame {
 			break
 		}
 	}
-	ok := w.err == nil && w.scanSection(l, pf)
+	ok := w.err == nil && w.scanSection(l, &pre)
 	w.w.Truncate(mark)
 	*w.b = budget
 	path, pathText := w.path, w.pathText
 	*w = saved
 	w.path, w.pathText = path[:len(saved.path)], pathText
+	w.pre[w.depth] = pre // its memory, for the next
 	if !ok {
 		return nil
 	}
-	return pf
+	return pre
 }
 
-// scanSection lists in pf the tags of the section at the reader, read as
+// scanSection lists in *pre the tags of the section at the reader, read as
 // the walk reads a section into a scratch node that counts nothing.
-func (w *walker) scanSection(l *schema.Layout, pf *preFrame) bool {
+func (w *walker) scanSection(l *schema.Layout, pre *[]preTag) bool {
 	c := w.null.take()
 	count, ok := w.tagCount(c)
 	last := int64(-1)
 	for i := 0; ok && i < count; i++ {
 		var size int
-		if _, size, ok = w.tagHeader(c, l, &last); ok && pf.find(uint32(c.Tag)) < 0 {
-			pf.tags = append(pf.tags, preTag{tag: uint32(c.Tag), start: c.Start, tagEnd: c.TagEnd, sizeEnd: c.SizeEnd, end: w.r.Off + size})
+		if _, size, ok = w.tagHeader(c, l, &last); ok && findTag(*pre, uint32(c.Tag)) < 0 {
+			*pre = append(*pre, preTag{tag: uint32(c.Tag), start: c.Start, tagEnd: c.TagEnd, sizeEnd: c.SizeEnd, end: w.r.Off + size})
 		}
 		w.r.Off += size
 	}
@@ -118,12 +113,12 @@ func (w *walker) scanSection(l *schema.Layout, pf *preFrame) bool {
 // the section's place. (These early fields hold no records or
 // consumer-protocol bytes, whose own limits would see the early count:
 // TestOutOfOrderTaggedNothingNested.)
-func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
-	i := pf.find(uint32(f.Tag))
+func (w *walker) earlyTag(f *schema.Field, pre []preTag) bool {
+	i := findTag(pre, uint32(f.Tag))
 	if i < 0 || w.err != nil {
 		return true
 	}
-	p := &pf.tags[i]
+	p := &pre[i]
 	r := &w.r
 	m := w.s.mark()
 	mark, codes := w.w.Mark(), len(w.codes)
@@ -153,9 +148,9 @@ func (w *walker) earlyTag(f *schema.Field, pf *preFrame) bool {
 }
 
 // tags reads a tag section, the struct's last part, whose layout is l and
-// prescanned section pf (or nil), and its tagged fields; false when it
+// prescanned section pre (or none), and its tagged fields; false when it
 // holds an unknown tag or a value that is not its field's default.
-func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
+func (w *walker) tags(l *schema.Layout, pre []preTag) bool {
 	r := &w.r
 	if _, ok := w.s.(*jsonSink); ok && r.Off < len(r.B) && r.B[r.Off] == 0 && w.err == nil {
 		// An empty section, the commonest: nothing for JSON to write, its
@@ -179,9 +174,9 @@ func (w *walker) tags(l *schema.Layout, pf *preFrame) bool {
 	pi := 0 // the next prescanned tag
 	for i := 0; i < count && w.err == nil; i++ {
 		var p *preTag // the tag as prescanned, when it was read early
-		if pf != nil && pi < len(pf.tags) && pf.tags[pi].start == r.Off {
-			if pf.tags[pi].node != nil {
-				p = &pf.tags[pi]
+		if pi < len(pre) && pre[pi].start == r.Off {
+			if pre[pi].node != nil {
+				p = &pre[pi]
 			}
 			pi++
 		}

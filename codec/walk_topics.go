@@ -220,7 +220,7 @@ func (w *walker) readPart(dst []byte, in *rec.PayloadIn, p *topicPart) ([]byte, 
 		tp.wr.Reset(nil)
 		tp.wr.B = dst
 		tp.wr.BeginObject() // made the key's or value's members below
-		js.resetBare(w, &tp.wr, levelObject)
+		js.resetBare(w.f, &tp.wr, levelObject)
 		w.s = js
 		p.json = &tp.wr
 	}
