@@ -750,7 +750,7 @@ func (v *view) valueJSON() {
 		// its line is the entry's. Bytes that are an entry alone,
 		// {"_raw": ...}, have no entry node: their line stays theirs.
 		if name, ok := ps.Member(p); ok && (name == "_raw" || name == "_truncated") {
-			if e := byPath[ps.Parent(p)]; e >= 0 && recordsEntry(v.nodes[e]) {
+			if e := byPath[ps.Parent(p)]; e >= 0 && render.IsEntry(v.nodes[e]) {
 				v.lineNode[i] = e
 			}
 		}
@@ -770,21 +770,6 @@ func (v *view) valueJSON() {
 			v.nodeSpan[i] = [2]int32{-1, -1}
 		}
 	}
-}
-
-// recordsEntry reports whether n is an entry of records as the records
-// reader makes it (a batch, a legacy message, a record, a header), not a
-// payload's member of such a name: a struct of that type (a payload's
-// types start with its format's name).
-func recordsEntry(n *tree.Node) bool {
-	if n.Role != tree.RoleRecord || n.Kind != schema.Struct {
-		return false
-	}
-	switch n.Type {
-	case "RecordBatch", "Message", "Record", "Header":
-		return true
-	}
-	return false
 }
 
 // jsonNodeAt(line) -> the node a line of value JSON shows, or -1.

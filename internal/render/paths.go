@@ -332,7 +332,7 @@ func (w *pathWalk) walk(n *tree.Node, path int32, s scope) {
 			default:
 				c = path
 			}
-		case s.in != inPayload && isEntry(k):
+		case s.in != inPayload && IsEntry(k):
 			c = p.child(path, "", entries)
 			entries++
 			if k.Flags&tree.Truncated != 0 {
@@ -413,13 +413,13 @@ func (in where) child(n, k, decoded *tree.Node) where {
 	case inControlKV:
 		return inFrame // a KRaft data message's fields: the codec's walk made them
 	}
-	if k.Role == tree.RoleRecord && (k.Name == "key" || k.Name == "value") && isEntry(n) && n.Type != "Header" {
+	if k.Role == tree.RoleRecord && (k.Name == "key" || k.Name == "value") && IsEntry(n) && n.Type != "Header" {
 		if in == inControl && n.Type == "Record" {
 			return inControlKV
 		}
 		return inKV
 	}
-	if in == inControl || k.Type == "RecordBatch" && isEntry(k) && controlBatch(k) {
+	if in == inControl || k.Type == "RecordBatch" && IsEntry(k) && controlBatch(k) {
 		return inControl
 	}
 	return inFrame
@@ -456,11 +456,11 @@ func controlPath(p *Paths, n, k *tree.Node, path int32) int32 {
 	return p.child(p.child(p.parent[path], "control", -1), name, -1)
 }
 
-// isEntry reports whether n is an entry of records as the records reader
+// IsEntry reports whether n is an entry of records as the records reader
 // makes it: a batch, a legacy message, a record or a header, each a struct
 // of its own type (a payload's nodes have types "avro ...", "json ...",
-// "protobuf ...").
-func isEntry(n *tree.Node) bool {
+// "protobuf ..."), not a payload's member of such a name.
+func IsEntry(n *tree.Node) bool {
 	if n.Role != tree.RoleRecord || n.Kind != schema.Struct {
 		return false
 	}

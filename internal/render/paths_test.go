@@ -277,7 +277,7 @@ func TestRawNodesLightTheirBytes(t *testing.T) {
 			}
 			for i, n := range l.nodes {
 				switch {
-				case isEntry(n) && n.Flags&tree.Truncated != 0:
+				case IsEntry(n) && n.Flags&tree.Truncated != 0:
 					for _, k := range n.Children {
 						check(k, l.of(k))
 					}

@@ -225,7 +225,7 @@ func TestMixedEntriesNumberedInOneArray(t *testing.T) {
 	id := 0
 	var entries []string
 	tree.Walk(f.Root, func(n *tree.Node) bool {
-		if isEntry(n) && (n.Type == "Message" || n.Type == "RecordBatch") {
+		if IsEntry(n) && (n.Type == "Message" || n.Type == "RecordBatch") {
 			p := ps.String(paths[id])
 			require.True(t, lines.Has(paths[id]), p)
 			got, ok := locate(doc, p)
