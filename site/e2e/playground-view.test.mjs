@@ -37,6 +37,18 @@ async function decoded(page, act) {
   await page.waitForFunction((b) => (document.body.dataset.decoded || '') !== b, before, { timeout: 120_000 });
 }
 
+// openFetch16 opens the playground with FETCH16 decoded as the Fetch v16
+// response it is (direction, API and version chosen).
+async function openFetch16() {
+  const page = await open();
+  await page.selectOption('#dir', 'response');
+  await page.selectOption('#api', '1');
+  await page.fill('#ver', '16');
+  await decoded(page, () => page.fill('#input', FETCH16));
+  assert.match(await page.textContent('#status'), /Fetch v16 response/);
+  return page;
+}
+
 // reveal selects the grid cell labelled label (the first), which opens
 // the tree down to its node, and returns the grid cell's value and the
 // tree row's value.
@@ -110,12 +122,7 @@ test('a grid cell\'s tooltip names its field by its path; the size prefix, in no
 });
 
 test('a record\'s cells are named by the path value JSON, warnings and the breadcrumb use: the batch its records\' element', { timeout: 60_000 }, async () => {
-  const page = await open();
-  await page.selectOption('#dir', 'response');
-  await page.selectOption('#api', '1');
-  await page.fill('#ver', '16');
-  await decoded(page, () => page.fill('#input', FETCH16));
-  assert.match(await page.textContent('#status'), /Fetch v16 response/);
+  const page = await openFetch16();
   const title = (label) => page.locator(`#grids .kw-cell:has(.kw-label:text-is("${label}"))`).first().getAttribute('title');
   // The breadcrumb of the cell selected, as a path: the same one.
   const crumb = async () => {
@@ -163,12 +170,7 @@ test('at 1280 pixels the hex pane shows its 16 bytes and their text without scro
 });
 
 test('text record keys and values read in the tree as in the grid and kwire decode: quoted, with their length', { timeout: 60_000 }, async () => {
-  const page = await open();
-  await page.selectOption('#dir', 'response');
-  await page.selectOption('#api', '1');
-  await page.fill('#ver', '16');
-  await decoded(page, () => page.fill('#input', FETCH16));
-  assert.match(await page.textContent('#status'), /Fetch v16 response/);
+  const page = await openFetch16();
   const key = await reveal(page, 'key');
   assert.equal(key.grid, '"order-1042" (10 bytes)');
   assert.equal(key.tree.val, key.grid);
@@ -232,11 +234,7 @@ test('a version given with the API automatic keeps the guess to that version; th
 });
 
 test('a version outside 0-32767 is refused at the field, never cut to 16 bits or read as any', { timeout: 60_000 }, async () => {
-  const page = await open();
-  await page.selectOption('#dir', 'response');
-  await page.selectOption('#api', '1');
-  await page.fill('#ver', '16');
-  await decoded(page, () => page.fill('#input', FETCH16));
+  const page = await openFetch16();
   for (const v of ['40000', '-1', '1.5']) {
     await page.fill('#ver', v);
     await page.waitForFunction((x) => !document.getElementById('input-error').hidden && document.getElementById('input-error').textContent.includes('The version ' + x + ' '), v);
