@@ -37,9 +37,11 @@ type view struct {
 	// The links between nodes and JSON lines, made with value.
 	lineNode []int32    // line -> the node whose value it shows
 	nodeSpan [][2]int32 // node -> its value's first and last line
-	// The nodes' value-JSON paths, for the breadcrumb (nodePath) and
-	// the grid's cells (cellPaths): made when first asked for
-	// (nodePaths), as the form of the JSON shown does not change them.
+	// The nodes' value-JSON paths, for the breadcrumb (nodePath), the
+	// grid's cells (cellPaths) and the JSON panel's links (valueJSON,
+	// which numbers its lines' paths in the same table): made when
+	// first asked for (nodePaths), as the form of the JSON shown does
+	// not change them.
 	crumbs  *render.Paths
 	crumbOf []int32
 }
@@ -727,9 +729,11 @@ func (v *view) valueJSON() {
 	}
 	// Link lines and nodes through their value-JSON paths; a path the
 	// other side lacks falls back to its nearest ancestor.
-	var ps render.Paths
-	jl := render.ScanJSONLines(v.value, &ps)
-	paths := render.NodePaths(v.f.Root, &ps)
+	// The nodes' paths are the breadcrumb's and the grid's (nodePaths),
+	// numbered once; the lines' are numbered in the same table.
+	paths := v.nodePaths()
+	ps := v.crumbs
+	jl := render.ScanJSONLines(v.value, ps)
 	byPath := make([]int32, ps.Len()) // a path's first node, or -1
 	for i := range byPath {
 		byPath[i] = -1
